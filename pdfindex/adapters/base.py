@@ -1,0 +1,73 @@
+"""The small interface every text extractor implements, and the result it returns."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+# Catalog statuses of a file.
+OK, EMPTY, ENCRYPTED, FAILED = "ok", "empty", "encrypted", "failed"
+
+
+class EncryptedDocument(Exception):
+    """The document needs a password we do not have."""
+
+
+@dataclass
+class Extraction:
+    """What one extractor made of one file: page texts (NFKC) and metadata."""
+
+    status: str
+    pages: list[str] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+    engine: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "pages": self.pages,
+            "metadata": self.metadata,
+            "error": self.error,
+            "engine": self.engine,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Extraction:
+        return cls(
+            status=data["status"],
+            pages=list(data.get("pages", [])),
+            metadata=dict(data.get("metadata", {})),
+            error=data.get("error"),
+            engine=data.get("engine", ""),
+        )
+
+
+class Adapter(Protocol):
+    """A text extractor for some file types."""
+
+    name: str
+    extensions: tuple[str, ...]
+
+    @property
+    def version(self) -> str: ...
+
+    def extract(self, path: Path) -> Extraction:
+        """Return the file's page texts; raise EncryptedDocument or any error on failure."""
+        ...
+
+
+def normalize_text(text: str) -> str:
+    """Index-time normalisation: NFKC (ligatures become letters), otherwise as extracted."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def finish(pages: list[str], metadata: dict[str, str], engine: str) -> Extraction:
+    """Normalise page texts and decide between `ok` and `empty` (no text layer)."""
+    texts = [normalize_text(p) for p in pages]
+    status = OK if any(t.strip() for t in texts) else EMPTY
+    error = None if status == OK else "no text layer (image-only or blank pages)"
+    clean_meta = {k: normalize_text(str(v)).strip() for k, v in metadata.items() if v}
+    return Extraction(status=status, pages=texts, metadata=clean_meta, error=error, engine=engine)

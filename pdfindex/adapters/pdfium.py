@@ -1,0 +1,58 @@
+"""pypdfium2 text extraction: the fast default engine for index text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from pdfindex.adapters.base import EncryptedDocument, Extraction, finish
+
+_META_KEYS = {
+    "Title": "title",
+    "Author": "author",
+    "Subject": "subject",
+    "Keywords": "keywords",
+    "Creator": "creator",
+    "Producer": "producer",
+    "CreationDate": "created",
+    "ModDate": "modified",
+}
+
+
+def _restore_hyphens(text: str) -> str:
+    """pdfium joins a word hyphenated at a line end and marks the join with \x02 (or
+    U+FFFE); put back the printed hyphen and line break, which exact search understands."""
+    return text.replace("\x02", "-\n").replace("\ufffe", "-\n")
+
+
+class PdfiumAdapter:
+    name = "pdfium"
+    extensions = (".pdf",)
+
+    @property
+    def version(self) -> str:
+        return f"pypdfium2-{pdfium.PYPDFIUM_INFO.version}"
+
+    def extract(self, path: Path) -> Extraction:
+        try:
+            pdf = pdfium.PdfDocument(str(path), password=None)
+        except pdfium.PdfiumError as exc:
+            if "password" in str(exc).lower():
+                raise EncryptedDocument("a password is required to open this PDF") from exc
+            raise
+        try:
+            pages: list[str] = []
+            for index in range(len(pdf)):
+                page = pdf[index]
+                textpage = page.get_textpage()
+                try:
+                    pages.append(_restore_hyphens(textpage.get_text_bounded()))
+                finally:
+                    textpage.close()
+                    page.close()
+            raw_meta = pdf.get_metadata_dict(skip_empty=True)
+        finally:
+            pdf.close()
+        metadata = {_META_KEYS[k]: v for k, v in raw_meta.items() if k in _META_KEYS}
+        return finish(pages, metadata, self.version)

@@ -1,0 +1,115 @@
+"""Effective settings: CLI flags > environment > pdfindex.toml in the root > defaults.
+
+Each value remembers where it came from, so `config://settings` and `stats` can say so.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pdfindex.errors import ConfigError
+
+ENV_PREFIX = "PDFINDEX_"
+EXTRACTORS = ("pdfium", "pdfminer")
+
+# name -> (default, type); folders are relative to the root unless absolute.
+DEFAULTS: dict[str, tuple[Any, type]] = {
+    "files_dir": ("files", Path),
+    "index_dir": ("index", Path),
+    "log_dir": ("logs", Path),
+    "extractor": ("pdfium", str),
+    "timeout": (120.0, float),
+    "workers": (0, int),  # 0 = all cores
+    "memory_mb": (4096, int),  # address-space cap per extraction worker
+    "max_response_chars": (100_000, int),
+    "lock_timeout": (10.0, float),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings; paths are absolute."""
+
+    root: Path
+    files_dir: Path
+    index_dir: Path
+    log_dir: Path
+    extractor: str = "pdfium"
+    timeout: float = 120.0
+    workers: int = 0
+    memory_mb: int = 4096
+    max_response_chars: int = 100_000
+    lock_timeout: float = 10.0
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers if self.workers > 0 else (os.cpu_count() or 1)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values with their sources, for JSON output."""
+        values = {name: getattr(self, name) for name in ["root", *DEFAULTS]}
+        return {
+            name: {"value": str(v) if isinstance(v, Path) else v, "source": self.sources.get(name)}
+            for name, v in values.items()
+        }
+
+
+def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{name}={raw!r} from {source} is not a valid {kind.__name__}") from exc
+    if name == "extractor" and value not in EXTRACTORS:
+        raise ConfigError(f"extractor={raw!r} from {source}: choose one of {', '.join(EXTRACTORS)}")
+    if name in ("timeout", "lock_timeout", "max_response_chars", "memory_mb") and value <= 0:
+        raise ConfigError(f"{name}={raw!r} from {source} must be positive")
+    if name == "workers" and value < 0:
+        raise ConfigError(f"workers={raw!r} from {source} must be 0 (all cores) or more")
+    return value
+
+
+def load_settings(overrides: dict[str, Any] | None = None, root: str | Path | None = None) -> Settings:
+    """Resolve settings from flags (`overrides`, None = unset), environment, toml, defaults."""
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    sources: dict[str, str] = {}
+    if root is not None:
+        root_path, sources["root"] = Path(root), "flag --root"
+    elif os.environ.get(ENV_PREFIX + "ROOT"):
+        root_path, sources["root"] = Path(os.environ[ENV_PREFIX + "ROOT"]), "env PDFINDEX_ROOT"
+    else:
+        root_path, sources["root"] = Path.cwd(), "default (current directory)"
+    root_path = root_path.expanduser().resolve()
+
+    toml_values: dict[str, Any] = {}
+    toml_file = root_path / "pdfindex.toml"
+    if toml_file.is_file():
+        try:
+            toml_values = tomllib.loads(toml_file.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"cannot read {toml_file}: {exc}") from exc
+        unknown = set(toml_values) - set(DEFAULTS)
+        if unknown:
+            raise ConfigError(f"{toml_file}: unknown settings {', '.join(sorted(unknown))}")
+
+    values: dict[str, Any] = {}
+    for name, (default, kind) in DEFAULTS.items():
+        env_name = ENV_PREFIX + name.upper()
+        if name in overrides:
+            raw, source = overrides[name], f"flag --{name.replace('_', '-')}"
+        elif os.environ.get(env_name):
+            raw, source = os.environ[env_name], f"env {env_name}"
+        elif name in toml_values:
+            raw, source = toml_values[name], f"{toml_file.name}"
+        else:
+            raw, source = default, "default"
+        value = _convert(name, raw, kind, source)
+        if kind is Path:
+            value = (root_path / Path(value).expanduser()).resolve()
+        values[name] = value
+        sources[name] = source
+    return Settings(root=root_path, sources=sources, **values)

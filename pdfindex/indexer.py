@@ -1,0 +1,281 @@
+"""Keeps the index in step with the files folder: scan, diff, extract, write.
+
+size+mtime decide what to look at, the sha256 decides what really changed, the
+extraction cache (and the index itself, for moves) means known bytes are never
+re-parsed. Catalog record and pages of a file change in the same commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pdfindex.adapters import get_adapter, supported_extensions
+from pdfindex.adapters.base import FAILED, Extraction
+from pdfindex.cache import ExtractionCache, file_sha256
+from pdfindex.config import Settings
+from pdfindex.errors import ConfigError
+from pdfindex.paths import assign_slug
+from pdfindex.pool import ExtractionPool
+from pdfindex.store import FileRecord, Store, StoreWriter
+from pdfindex.textmatch import index_text
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class DiskFile:
+    path: str  # posix, relative to the files folder
+    abspath: Path
+    size: int
+    mtime: float
+
+
+@dataclass
+class Summary:
+    """What one reindex did."""
+
+    added: int = 0
+    updated: int = 0
+    moved: int = 0
+    removed: int = 0
+    failed: int = 0
+    unchanged: int = 0
+    touched: int = 0
+    pages: int = 0
+    parsed: int = 0
+    from_cache: int = 0
+    seconds: float = 0.0
+    parsed_paths: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+
+    def line(self) -> str:
+        return (
+            f"added {self.added}, updated {self.updated}, moved {self.moved}, "
+            f"removed {self.removed}, failed {self.failed}; {self.pages} pages, "
+            f"{self.parsed} parsed, {self.from_cache} from cache, {self.seconds:.2f} s"
+        )
+
+
+def scan_folder(files_dir: Path) -> dict[str, DiskFile]:
+    """Every supported file under `files_dir` (hidden files and links leading out skipped)."""
+    if not files_dir.is_dir():
+        raise ConfigError(f"files folder {files_dir} does not exist or is not a folder")
+    if not os.access(files_dir, os.R_OK | os.X_OK):
+        raise ConfigError(f"files folder {files_dir} is not readable")
+    base = files_dir.resolve()
+    extensions = supported_extensions()
+    found: dict[str, DiskFile] = {}
+    for folder, dirs, names in os.walk(base, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in names:
+            if name.startswith(".") or not name.lower().endswith(extensions):
+                continue
+            full = Path(folder) / name
+            try:
+                real = full.resolve(strict=True)
+                if not real.is_relative_to(base):
+                    continue  # a symlink that leads outside the files folder
+                stat = real.stat()
+            except (OSError, RuntimeError):
+                continue  # vanished, dangling link or a loop
+            rel = full.relative_to(base).as_posix()
+            found[rel] = DiskFile(rel, full, stat.st_size, stat.st_mtime)
+    return found
+
+
+def title_of(extraction: Extraction, path: str) -> str:
+    """PDF metadata title, else the first line of text, else the file name."""
+    title = extraction.metadata.get("title", "").strip()
+    if title:
+        return title[:300]
+    for page in extraction.pages[:3]:
+        for line in page.splitlines():
+            if line.strip():
+                return line.strip()[:300]
+    return Path(path).stem
+
+
+class Indexer:
+    """Brings the index up to date with the files folder."""
+
+    def __init__(self, settings: Settings, store: Store, cache: ExtractionCache) -> None:
+        self.settings = settings
+        self.store = store
+        self.cache = cache
+        self.engine_version = get_adapter(settings.extractor).version
+
+    def reindex(
+        self,
+        full: bool = False,
+        progress: Progress | None = None,
+        commit_interval: float = 60.0,
+    ) -> Summary:
+        """Update the index; `full` rebuilds it from scratch (cached text is reused)."""
+        started = time.monotonic()
+        summary = Summary()
+        disk = scan_folder(self.settings.files_dir)
+        timeout = self.settings.lock_timeout
+        interval = None if full else commit_interval  # a full rebuild commits once
+        with self.store.writer(timeout=timeout, clear=full) as writer:
+            # Read the catalog only once we hold the lock, so no other writer races us.
+            catalog = {} if full else self.store.catalog()
+            jobs = self._apply_cheap_changes(writer, disk, catalog, summary)
+            counter = _Counter(len(jobs), progress)
+            results = self._extract(jobs, summary)
+            finished = self._drain(writer, results, summary, counter, interval)
+        with closing(results):
+            while not finished:  # later batches, each in its own commit
+                with self.store.writer(timeout=timeout) as writer:
+                    finished = self._drain(writer, results, summary, counter, interval)
+        summary.seconds = time.monotonic() - started
+        return summary
+
+    def _drain(
+        self,
+        writer: StoreWriter,
+        results: Iterator[tuple[_Job, Extraction]],
+        summary: Summary,
+        counter: _Counter,
+        interval: float | None,
+    ) -> bool:
+        """Write results until they run out (True) or `interval` seconds pass (False)."""
+        deadline = None if interval is None else time.monotonic() + interval
+        for job, extraction in results:
+            self._write(writer, job, extraction, summary)
+            counter.step()
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+        return True
+
+    # -- planning ------------------------------------------------------------------
+
+    def _apply_cheap_changes(
+        self,
+        writer: StoreWriter,
+        disk: dict[str, DiskFile],
+        catalog: dict[str, FileRecord],
+        summary: Summary,
+    ) -> list[_Job]:
+        """Handle removals, touches, moves and cache hits; return files that need parsing."""
+        changed: list[tuple[DiskFile, FileRecord | None, str]] = []
+        for rel, file in sorted(disk.items()):
+            record = catalog.get(rel)
+            if record and record.size == file.size and record.mtime == file.mtime:
+                summary.unchanged += 1
+                continue
+            try:
+                sha = file_sha256(file.abspath)
+            except OSError as exc:
+                log.warning("cannot read %s: %s", rel, exc)
+                continue
+            if record and record.sha256 == sha and record.status != FAILED:
+                record.mtime, record.size = file.mtime, file.size
+                writer.replace_record(record)
+                summary.touched += 1
+                continue
+            changed.append((file, record, sha))
+
+        gone = {p: r for p, r in catalog.items() if p not in disk}
+        gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FAILED}
+        taken = {r.slug for p, r in catalog.items() if p not in gone}
+        jobs: list[_Job] = []
+        for file, record, sha in changed:
+            slug = record.slug if record else assign_slug(file.path, taken)
+            taken.add(slug)
+            kind = "updated" if record else "added"
+            source = gone_by_hash.pop(sha, None) if not record else None
+            if source is not None:
+                kind = "moved"
+                del gone[source.path]
+                writer.remove_file(source.path)
+            job = _Job(file, sha, slug, kind)
+            extraction = self.cache.get(sha, self.engine_version)
+            if extraction is None and source is not None:
+                extraction = self._from_index(source)
+            if extraction is not None:
+                summary.from_cache += 1
+                self._write(writer, job, extraction, summary)
+            else:
+                jobs.append(job)
+        for path in gone:
+            writer.remove_file(path)
+            summary.removed += 1
+        return jobs
+
+    def _from_index(self, record: FileRecord) -> Extraction:
+        """A moved file's pages as the index holds them (when the cache lost them)."""
+        return Extraction(
+            status=record.status,
+            pages=self.store.page_texts(record.slug),
+            metadata=dict(record.metadata),
+            error=record.error,
+            engine=record.extractor,
+        )
+
+    def _extract(
+        self, jobs: list[_Job], summary: Summary
+    ) -> Generator[tuple[_Job, Extraction], None, None]:
+        if not jobs:
+            return
+        s = self.settings
+        workers = min(s.worker_count, len(jobs))
+        with ExtractionPool(s.extractor, workers, s.timeout, s.memory_mb) as pool:
+            for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
+                summary.parsed += 1
+                summary.parsed_paths.append(job.file.path)
+                self.cache.put(job.sha, self.engine_version, extraction)
+                yield job, extraction
+
+    # -- writing -------------------------------------------------------------------
+
+    def _write(self, writer: StoreWriter, job: _Job, extraction: Extraction, summary: Summary) -> None:
+        file = job.file
+        record = FileRecord(
+            path=file.path,
+            slug=job.slug,
+            title=title_of(extraction, file.path),
+            pages=len(extraction.pages),
+            size=file.size,
+            mtime=file.mtime,
+            sha256=job.sha,
+            status=extraction.status,
+            error=extraction.error,
+            indexed_at=time.time(),
+            extractor=extraction.engine,
+            metadata=extraction.metadata,
+        )
+        writer.remove_file(file.path)
+        writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
+        summary.pages += len(extraction.pages)
+        if extraction.status == FAILED:
+            summary.failed += 1
+            summary.failures[file.path] = extraction.error or "unknown error"
+        else:
+            setattr(summary, job.kind, getattr(summary, job.kind) + 1)
+
+
+@dataclass
+class _Job:
+    file: DiskFile
+    sha: str
+    slug: str
+    kind: str  # added | updated | moved
+
+
+class _Counter:
+    """Progress over the files that needed parsing."""
+
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total, self.done, self.progress = total, 0, progress
+
+    def step(self) -> None:
+        self.done += 1
+        if self.progress:
+            self.progress(self.done, self.total)

@@ -1,0 +1,131 @@
+"""A process pool for extraction with a per-file time limit and a memory cap.
+
+concurrent.futures cannot stop a task that hangs, so each worker is a process of its
+own: a file that hangs is killed and its worker replaced; a crash is a `failed` file.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from pdfindex.adapters.base import FAILED, Extraction
+
+log = logging.getLogger(__name__)
+
+
+def _worker_main(conn: Connection, engine: str, memory_mb: int) -> None:
+    """Worker loop: receive a path, send back the extraction as a dict."""
+    os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
+    try:
+        import resource
+
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+    from pdfindex.extract import extract_file
+
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        conn.send(extract_file(Path(job), engine).to_dict())
+
+
+class _Worker:
+    def __init__(self, ctx: Any, engine: str, memory_mb: int) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(
+            target=_worker_main, args=(child, engine, memory_mb), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.job: tuple[Any, Path] | None = None
+        self.deadline = 0.0
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                self.process.kill()
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class ExtractionPool:
+    """Extract many files on all cores; `run` yields (key, Extraction) as files finish."""
+
+    def __init__(self, engine: str, workers: int, timeout: float, memory_mb: int) -> None:
+        self.engine, self.size, self.timeout, self.memory_mb = engine, workers, timeout, memory_mb
+        self._ctx = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+
+    def __enter__(self) -> ExtractionPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.stop(kill=worker.job is not None)
+        self._workers = []
+
+    def _spawn(self) -> _Worker:
+        return _Worker(self._ctx, self.engine, self.memory_mb)
+
+    def run(self, jobs: Iterable[tuple[Any, Path]]) -> Iterator[tuple[Any, Extraction]]:
+        pending = list(jobs)
+        pending.reverse()  # pop() from the end keeps the caller's order
+        while len(self._workers) < min(self.size, len(pending)):
+            self._workers.append(self._spawn())
+        while pending or any(w.job for w in self._workers):
+            for worker in self._workers:
+                if worker.job is None and pending:
+                    worker.job = pending.pop()
+                    worker.deadline = time.monotonic() + self.timeout
+                    worker.conn.send(str(worker.job[1]))
+            busy = [w for w in self._workers if w.job is not None]
+            wait_for = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            ready = wait([w.conn for w in busy], timeout=wait_for)
+            for worker in busy:
+                key, path = worker.job  # type: ignore[misc]
+                if worker.conn in ready:
+                    try:
+                        result = Extraction.from_dict(worker.conn.recv())
+                    except (EOFError, OSError):
+                        code = worker.process.exitcode
+                        result = self._failed(f"extraction worker crashed (exit code {code})")
+                        yield key, result
+                        self._replace(worker)
+                        continue
+                    worker.job = None
+                    yield key, result
+                elif time.monotonic() >= worker.deadline:
+                    log.warning("extraction of %s timed out after %ss", path, self.timeout)
+                    yield key, self._failed(f"timeout: extraction took over {self.timeout:g} s")
+                    self._replace(worker)
+
+    def _failed(self, reason: str) -> Extraction:
+        return Extraction(status=FAILED, error=reason, engine=self.engine)
+
+    def _replace(self, worker: _Worker) -> None:
+        worker.job = None
+        worker.stop(kill=True)
+        self._workers[self._workers.index(worker)] = self._spawn()

@@ -1,0 +1,198 @@
+"""The library front: one object that the CLI and the MCP server both drive."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pdfindex.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
+from pdfindex.cache import ExtractionCache
+from pdfindex.config import Settings
+from pdfindex.errors import ConfigError, DocumentNotFound, InvalidQuery, PageOutOfRange
+from pdfindex.indexer import Indexer, Progress, Summary
+from pdfindex.paths import relative_posix, resolve_inside
+from pdfindex.search import ExactMatch, check_range, exact_search, ranked_search
+from pdfindex.store import FileRecord, PageHit, Store
+
+_PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
+_PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+
+
+class PdfIndex:
+    """An open index over a files folder."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        try:
+            settings.index_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create index folder {settings.index_dir}: {exc}") from exc
+        if not os.access(settings.index_dir, os.W_OK):
+            raise ConfigError(f"index folder {settings.index_dir} is not writable")
+        self.store = Store(settings.index_dir)
+        self.cache = ExtractionCache(settings.index_dir / "cache")
+        self.indexer = Indexer(settings, self.store, self.cache)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- indexing ------------------------------------------------------------------
+
+    def reindex(
+        self, full: bool = False, progress: Progress | None = None, commit_interval: float = 60.0
+    ) -> Summary:
+        return self.indexer.reindex(full=full, progress=progress, commit_interval=commit_interval)
+
+    def stats(self) -> dict[str, Any]:
+        catalog = self.store.catalog()
+        by_status = {s: 0 for s in (OK, EMPTY, ENCRYPTED, FAILED)}
+        for record in catalog.values():
+            by_status[record.status] = by_status.get(record.status, 0) + 1
+        last = max((r.indexed_at for r in catalog.values()), default=None)
+        return {
+            "documents": len(catalog),
+            "pages": sum(r.pages for r in catalog.values() if r.status in (OK, EMPTY)),
+            "by_status": by_status,
+            "problems": [
+                {"path": r.path, "status": r.status, "reason": r.error}
+                for r in sorted(catalog.values(), key=lambda r: r.path)
+                if r.status != OK
+            ],
+            "index_bytes": self.store.size_bytes(),
+            "cache_bytes": self.cache.size_bytes(),
+            "segments": self.store.segment_count(),
+            "last_update": (
+                time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(last)) if last else None
+            ),
+            "files_dir": str(self.settings.files_dir),
+            "index_dir": str(self.settings.index_dir),
+            "extractor": self.settings.extractor,
+        }
+
+    # -- documents -----------------------------------------------------------------
+
+    def find_record(self, name: str) -> FileRecord:
+        """A document by slug, by path under the files folder, or by path without `.pdf`."""
+        catalog = self.store.catalog()
+        key = name.strip()
+        try:
+            rel = relative_posix(self.settings.files_dir, resolve_inside(self.settings.files_dir, key))
+        except ValueError:
+            rel = key
+        for candidate in (rel, rel + ".pdf", key):
+            if candidate in catalog:
+                return catalog[candidate]
+        for record in catalog.values():
+            if record.slug == key.lower():
+                return record
+        raise DocumentNotFound(
+            f"no indexed document {name!r}; give a path under {self.settings.files_dir} "
+            "or a slug (`pdfindex stats` lists them)"
+        )
+
+    def page_texts(self, name: str, pages: str | None = None) -> tuple[FileRecord, list[tuple[int, str]]]:
+        """The stored text of some pages (`"1-3,5"`, all when None) of one document."""
+        record = self.find_record(name)
+        texts = self.store.page_texts(record.slug)
+        wanted = parse_pages(pages, len(texts)) if pages else list(range(1, len(texts) + 1))
+        return record, [(n, texts[n - 1]) for n in wanted]
+
+    # -- searching -----------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        document: str | None = None,
+        pages: str | None = None,
+    ) -> tuple[int, list[PageHit]]:
+        slug = self.find_record(document).slug if document else None
+        page_range = _page_range(pages) if pages else None
+        return ranked_search(self.store, query, limit=limit, slug=slug, pages=page_range)
+
+    def exact(
+        self, query: str, document: str | None = None, limit: int = 10, context_length: int = 200
+    ) -> tuple[list[ExactMatch], bool]:
+        slug = self.find_record(document).slug if document else None
+        return exact_search(self.store, query, slug=slug, limit=limit, context_length=context_length)
+
+    def search_pdf(
+        self, pdf_name: str, query: str, context_length: int = 2000, topk: int = 10
+    ) -> dict[str, Any]:
+        """Seed 000: {file_exists, query_exists, matches[, error]} from the index."""
+        check_range("topk", topk, 1, 100)
+        check_range("context_length", context_length, 0, 20_000)
+        name = _PDF_SUFFIX.sub("", (pdf_name or "").strip())
+        if not name:
+            raise InvalidQuery("pdf_name is empty: give a file name under the files folder, without .pdf")
+        path = resolve_inside(self.settings.files_dir, name + ".pdf")
+        result: dict[str, Any] = {"file_exists": path.is_file(), "query_exists": False, "matches": []}
+        if not result["file_exists"]:
+            return result
+        record = self.store.record(relative_posix(self.settings.files_dir, path))
+        if record is None:
+            result["error"] = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
+            return result
+        if record.status in (FAILED, ENCRYPTED):
+            result["error"] = f"Failed to parse PDF: {record.error}"
+            return result
+        if record.status == EMPTY:
+            result["error"] = f"No text in PDF: {record.error}"
+            return result
+        matches, more = exact_search(
+            self.store, query, slug=record.slug, limit=topk, context_length=context_length
+        )
+        result["query_exists"] = bool(matches)
+        result["matches"] = [m.context for m in matches]
+        return self._bounded(result)
+
+    def _bounded(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Cut the match list so one response stays under max_response_chars."""
+        budget = self.settings.max_response_chars
+        kept, used = [], 0
+        for match in result["matches"]:
+            if kept and used + len(match) > budget:
+                break
+            kept.append(match[:budget])
+            used += len(match)
+        if len(kept) < len(result["matches"]) or any(len(m) > budget for m in result["matches"]):
+            result["matches"] = kept
+            result["truncated"] = True
+            result["note"] = (
+                f"response cut to {budget} characters; ask for a smaller context_length or topk"
+            )
+        return result
+
+
+def parse_pages(spec: str | list[int], page_count: int) -> list[int]:
+    """`"1-3,5"` or [1, 2] -> sorted unique page numbers, checked against the document."""
+    numbers: set[int] = set()
+    parts = spec if isinstance(spec, list) else str(spec).split(",")
+    for part in parts:
+        if isinstance(part, int) and not isinstance(part, bool):
+            first = last = part
+        else:
+            match = _PAGE_PART.match(str(part))
+            if not match:
+                raise InvalidQuery(f"bad page list {spec!r}: use numbers and ranges like '1-3,5'")
+            first = int(match.group(1))
+            last = int(match.group(2) or first)
+        if first < 1 or last > page_count or last < first:
+            raise PageOutOfRange(
+                f"pages {first}-{last} are out of range: this document has pages 1-{page_count}"
+            )
+        numbers.update(range(first, last + 1))
+    return sorted(numbers)
+
+
+def _page_range(spec: str) -> tuple[int, int]:
+    match = _PAGE_PART.match(spec)
+    if not match:
+        raise InvalidQuery(f"bad page range {spec!r}: use a number or a range like '3-7'")
+    first = int(match.group(1))
+    return first, int(match.group(2) or first)
+
+

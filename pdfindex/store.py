@@ -1,0 +1,301 @@
+"""The Whoosh index: one document per page plus one catalog record per file.
+
+The only module that imports whoosh, so a later backend can replace it behind the
+same methods. Catalog and pages live in one index so they change in one commit.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from whoosh import highlight, index
+from whoosh.analysis import Filter, RegexTokenizer
+from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
+from whoosh.index import LockError
+from whoosh.qparser import FuzzyTermPlugin, QueryParser
+from whoosh.query import And, NumericRange, Query, Term
+from whoosh.searching import Searcher
+from whoosh.writing import CLEAR
+
+from pdfindex.errors import IndexLocked, InvalidQuery
+
+FORMAT_VERSION = 1
+_FORMAT_FILE = "pdfindex-format.json"
+PAGE, FILE = "page", "file"
+
+
+class CasefoldFilter(Filter):
+    """Unicode casefold (not just lower()): 'Straße' and 'STRASSE' meet as 'strasse'."""
+
+    def __call__(self, tokens: Iterator[Any]) -> Iterator[Any]:
+        for token in tokens:
+            token.text = token.text.casefold()
+            yield token
+
+
+def page_analyzer() -> Any:
+    """Words are runs of \\w; no stop words, no minimum length ("state of the art" stays a phrase)."""
+    return RegexTokenizer(r"\w+") | CasefoldFilter()
+
+
+def make_schema() -> Schema:
+    return Schema(
+        kind=ID(),
+        path=ID(stored=True),
+        slug=ID(stored=True),
+        page=NUMERIC(int, stored=True, signed=False),
+        content=TEXT(analyzer=page_analyzer(), phrase=True),
+        text=STORED(),
+        record=STORED(),
+    )
+
+
+@dataclass
+class FileRecord:
+    """The catalog entry of one file."""
+
+    path: str
+    slug: str
+    title: str
+    pages: int
+    size: int
+    mtime: float
+    sha256: str
+    status: str
+    error: str | None
+    indexed_at: float
+    extractor: str
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PageText:
+    """One stored page."""
+
+    path: str
+    slug: str
+    page: int
+    text: str
+
+
+@dataclass
+class PageHit:
+    """One ranked page."""
+
+    path: str
+    slug: str
+    page: int
+    score: float
+    snippet: str
+
+
+class _MarkdownFormatter(highlight.Formatter):
+    between = " … "
+
+    def format_token(self, text: str, token: Any, replace: bool = False) -> str:
+        return "**" + highlight.get_text(text, token, replace) + "**"
+
+
+class Store:
+    """Opens (or creates) the index in `folder`; searchers are per thread and refreshed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.whoosh_dir = folder / "whoosh"
+        self._local = threading.local()
+        self._ix = self._open()
+
+    def _open(self) -> Any:
+        format_file = self.folder / _FORMAT_FILE
+        current = None
+        if format_file.exists():
+            try:
+                current = json.loads(format_file.read_text()).get("format")
+            except (OSError, ValueError):
+                current = None
+        if current == FORMAT_VERSION and index.exists_in(self.whoosh_dir):
+            return index.open_dir(str(self.whoosh_dir))
+        # First run or an older layout: start empty (the extraction cache keeps the text).
+        if self.whoosh_dir.exists():
+            shutil.rmtree(self.whoosh_dir)
+        self.whoosh_dir.mkdir(parents=True)
+        ix = index.create_in(str(self.whoosh_dir), make_schema())
+        format_file.write_text(json.dumps({"format": FORMAT_VERSION}))
+        return ix
+
+    # -- reading -------------------------------------------------------------------
+
+    def searcher(self) -> Searcher:
+        """This thread's searcher, refreshed to the last commit."""
+        searcher = getattr(self._local, "searcher", None)
+        if searcher is None:
+            searcher = self._ix.searcher()
+        elif not searcher.up_to_date():
+            try:
+                searcher = searcher.refresh()  # reuses the readers of unchanged segments
+            except TypeError:  # whoosh cannot refresh a searcher of an empty index
+                searcher.close()
+                searcher = self._ix.searcher()
+        self._local.searcher = searcher
+        return searcher
+
+    def catalog(self) -> dict[str, FileRecord]:
+        s = self.searcher()
+        records = (s.stored_fields(n)["record"] for n in s.document_numbers(kind=FILE))
+        return {r["path"]: FileRecord(**r) for r in records}
+
+    def record(self, path: str) -> FileRecord | None:
+        s = self.searcher()
+        for n in s.docs_for_query(And([Term("kind", FILE), Term("path", path)])):
+            return FileRecord(**s.stored_fields(n)["record"])
+        return None
+
+    def page_texts(self, slug: str) -> list[str]:
+        """All page texts of a document, in page order."""
+        return [p.text for p in sorted(self.pages(slug=slug), key=lambda p: p.page)]
+
+    def pages(self, slug: str | None = None, terms: list[str] | None = None) -> list[PageText]:
+        """Pages (of one document when `slug` is given) holding all `terms` (casefolded words).
+
+        Unordered; no scoring, so this is the cheap narrowing step of exact search.
+        """
+        s = self.searcher()
+        clauses: list[Query] = [Term("kind", PAGE), *(Term("content", t) for t in terms or [])]
+        if slug is not None:
+            clauses.append(Term("slug", slug))
+        found = []
+        for n in s.docs_for_query(And(clauses)):
+            f = s.stored_fields(n)
+            found.append(PageText(f["path"], f["slug"], f["page"], f["text"]))
+        return found
+
+    def page_text(self, slug: str, page: int) -> str | None:
+        s = self.searcher()
+        q = And([self._pages_of(slug), Term("page", page)])
+        for n in s.docs_for_query(q):
+            return s.stored_fields(n)["text"]
+        return None
+
+    @staticmethod
+    def _pages_of(slug: str | None) -> Query:
+        return And([Term("kind", PAGE), Term("slug", slug)])
+
+    def ranked(
+        self,
+        query_text: str,
+        limit: int,
+        slug: str | None = None,
+        pages: tuple[int, int] | None = None,
+    ) -> tuple[int, list[PageHit]]:
+        """BM25F over page text with Whoosh query syntax; returns (total hits, top hits)."""
+        parser = QueryParser("content", self._ix.schema)
+        parser.add_plugin(FuzzyTermPlugin())
+        try:
+            parsed = parser.parse(query_text)
+        except Exception as exc:  # whoosh raises assorted errors on odd syntax
+            raise InvalidQuery(f"cannot parse query {query_text!r}: {exc}") from exc
+        s = self.searcher()
+        query = self._expand_fuzzy(parsed, s)
+        clauses: list[Query] = [Term("kind", PAGE), query]
+        if slug:
+            clauses.append(Term("slug", slug))
+        if pages:
+            clauses.append(NumericRange("page", pages[0], pages[1]))
+        results = s.search(And(clauses), limit=limit, terms=True)
+        results.fragmenter = highlight.ContextFragmenter(maxchars=300, surround=80)
+        results.formatter = _MarkdownFormatter()
+        hits = []
+        for hit in results:
+            text = hit["text"]
+            snippet = hit.highlights("content", text=text, top=2) or text[:200]
+            hits.append(PageHit(hit["path"], hit["slug"], hit["page"], hit.score, snippet))
+        return len(results), hits
+
+    @staticmethod
+    def _expand_fuzzy(query: Query, searcher: Searcher) -> Query:
+        """Replace each fuzzy term by the real terms within its distance.
+
+        Whoosh otherwise re-expands per segment and per highlight, which costs seconds
+        on a multi-segment index (FINDINGS.md).
+        """
+        from whoosh.query import FuzzyTerm, Or
+
+        def expand(q: Query) -> Query:
+            if isinstance(q, FuzzyTerm):
+                words = set(searcher.reader().terms_within(q.fieldname, q.text, q.maxdist,
+                                                           prefix=q.prefixlength))
+                if not words:
+                    return Term(q.fieldname, q.text)
+                return Or([Term(q.fieldname, w) for w in sorted(words)])
+            if q.is_leaf():
+                return q
+            return q.apply(expand)
+
+        return expand(query)
+
+    # -- writing -------------------------------------------------------------------
+
+    @contextmanager
+    def writer(self, timeout: float, clear: bool = False) -> Iterator[StoreWriter]:
+        """A writer holding the index lock; commits on success, cancels on error."""
+        try:
+            raw = self._ix.writer(timeout=timeout, limitmb=256)
+        except LockError as exc:
+            raise IndexLocked(
+                f"another pdfindex process is writing the index in {self.folder} "
+                f"(waited {timeout:g} s); try again when it has finished"
+            ) from exc
+        wrapped = StoreWriter(raw)
+        try:
+            yield wrapped
+        except BaseException:
+            raw.cancel()
+            raise
+        else:
+            if clear:
+                raw.commit(mergetype=CLEAR)
+            else:
+                raw.commit(optimize=len(self._ix._segments()) > 12)
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.whoosh_dir.iterdir() if f.is_file())
+
+    def segment_count(self) -> int:
+        return len(self._ix._segments())
+
+    def close(self) -> None:
+        searcher = getattr(self._local, "searcher", None)
+        if searcher is not None:
+            searcher.close()
+        self._ix.close()
+
+
+class StoreWriter:
+    """Adds and removes files (catalog record + pages) inside one commit."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
+        """`index_text` is what gets tokenised per page (page text plus joined hyphenations)."""
+        for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
+            self._raw.add_document(
+                kind=PAGE, path=record.path, slug=record.slug, page=number,
+                content=indexed, text=text,
+            )
+        self._raw.add_document(kind=FILE, path=record.path, slug=record.slug, record=asdict(record))
+
+    def remove_file(self, path: str) -> None:
+        self._raw.delete_by_term("path", path)
+
+    def replace_record(self, record: FileRecord) -> None:
+        """New catalog data (mtime after a touch) for a file whose pages stay."""
+        self._raw.delete_by_query(And([Term("kind", FILE), Term("path", record.path)]))
+        self._raw.add_document(kind=FILE, path=record.path, slug=record.slug, record=asdict(record))

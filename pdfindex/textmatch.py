@@ -1,0 +1,136 @@
+"""Exact-match semantics shared by every exact search (seed 000's `search_pdf`).
+
+A query matches the stored text case-insensitively (Unicode casefold, query NFKC);
+whitespace in the query matches any whitespace run, line breaks included; a line-end
+hyphenation in the text (`architec-\\nture`) matches the unbroken word; a hyphen in the
+query also matches a hyphen followed by a line break. Every start position counts, so
+overlapping occurrences are all found. Knows nothing of the index.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+
+from pdfindex.errors import InvalidQuery
+
+MAX_QUERY_CHARS = 2000
+HYPHENS = "-\u00ad\u2010"
+_LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
+_HYPHEN_BREAK = f"(?:[{HYPHENS}]{_LINE_BREAK})?"
+_JOINABLE = re.compile(rf"\w+(?:[{HYPHENS}]{_LINE_BREAK}\w+)+")
+_BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{_LINE_BREAK}")
+_WORD = re.compile(r"\w+")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+_MAX_JOIN_PARTS = 8
+
+
+def normalize_query(query: str) -> str:
+    """NFKC and trimmed; empty or over-long queries are refused."""
+    if not isinstance(query, str):
+        raise InvalidQuery("query must be a string")
+    text = unicodedata.normalize("NFKC", query).strip()
+    if not text:
+        raise InvalidQuery("query is empty: give at least one non-space character")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidQuery(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+    return text
+
+
+def fold(text: str) -> tuple[str, list[int] | None]:
+    """Casefolded text and a map from folded to original offsets (None = identical).
+
+    casefold() maps each character to one or more; equal lengths mean one-to-one.
+    """
+    folded = text.casefold()
+    if len(folded) == len(text):
+        return folded, None
+    offsets: list[int] = []
+    for index, char in enumerate(text):
+        offsets.extend([index] * len(char.casefold()))
+    offsets.append(len(text))
+    return folded, offsets
+
+
+def to_original(offsets: list[int] | None, start: int, end: int) -> tuple[int, int]:
+    """Map a folded span back to the original text (covering whole expanded characters)."""
+    if offsets is None:
+        return start, end
+    return offsets[start], (offsets[end - 1] + 1 if end > start else offsets[start])
+
+
+@lru_cache(maxsize=256)
+def compile_query(query: str) -> re.Pattern[str]:
+    """The regex, over casefolded text, that implements the rules above."""
+    folded = normalize_query(query).casefold()
+    parts: list[str] = []
+    previous = ""
+    for char in folded:
+        if char.isspace():
+            if previous:
+                parts.append(r"\s+")
+            previous = ""
+            continue
+        if previous:
+            parts.append(_HYPHEN_BREAK)
+        parts.append(re.escape(char))
+        if char == "-":
+            parts.append(f"(?:{_LINE_BREAK})?")
+        previous = char
+    return re.compile("".join(parts))
+
+
+def find_spans(pattern: re.Pattern[str], folded_text: str) -> Iterator[tuple[int, int]]:
+    """Every (start, end) in folded text, overlapping ones included, in order."""
+    position = 0
+    while (match := pattern.search(folded_text, position)) is not None:
+        yield match.start(), match.end()
+        position = match.start() + 1
+
+
+def required_terms(query: str) -> list[str]:
+    """Whole words every matching page must hold as index terms.
+
+    Only ASCII words with ASCII space or punctuation on both sides inside the query are
+    safe: a word at either end of the query may be a fragment of a longer word.
+    """
+    text = normalize_query(query)
+    terms = []
+    for match in _ASCII_WORD.finditer(text):
+        start, end = match.span()
+        if start == 0 or end == len(text):
+            continue
+        before, after = text[start - 1], text[end]
+        if _is_boundary(before) and _is_boundary(after):
+            terms.append(match.group().casefold())
+    return sorted(set(terms))
+
+
+def _is_boundary(char: str) -> bool:
+    return char.isascii() and not (char.isalnum() or char == "_")
+
+
+def index_text(page_text: str) -> str:
+    """What gets tokenised for a page: words split by line-end hyphens are re-joined in
+    place (so phrases see `architecture`), and their parts and partial joins (runs of 2..8
+    parts) are appended, so term narrowing never drops a page the text scan would match."""
+    extras: list[str] = []
+
+    def join(match: re.Match[str]) -> str:
+        parts = _BREAK_IN_WORD.split(match.group())
+        extras.extend(parts)
+        for first in range(len(parts)):
+            for last in range(first + 2, min(len(parts), first + _MAX_JOIN_PARTS) + 1):
+                if (first, last) != (0, len(parts)):
+                    extras.append("".join(parts[first:last]))
+        return "".join(parts)
+
+    joined = _JOINABLE.sub(join, page_text)
+    return joined + "\n" + " ".join(extras) if extras else page_text
+
+
+def words(text: str) -> list[str]:
+    """Casefolded \\w runs, as the index tokenises them."""
+    return [w.casefold() for w in _WORD.findall(text)]

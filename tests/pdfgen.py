@@ -1,0 +1,457 @@
+"""Deterministic generators of real PDF files for the pdfindex test suite.
+
+Tests need genuine PDFs (text, hyphenated, encrypted, corrupt, image-only,
+large) rather than mocks, so that extraction goes through the same libraries
+as in production.  Every generator is deterministic: same arguments, same
+bytes (except encrypted files, whose AES salts/IVs come from pypdf's RNG).
+
+Command line (run from the repository root)::
+
+    python -m tests.pdfgen samples DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from itertools import accumulate
+from pathlib import Path
+
+from fpdf import FPDF
+from PIL import Image, ImageDraw, ImageFont
+from pypdf import PdfReader, PdfWriter
+
+PathArg = str | os.PathLike[str]
+
+# Fixed so that output bytes never depend on the wall clock.
+FIXED_DATE: datetime = datetime(2024, 1, 1, 12, 0, 0, tzinfo=UTC)
+PAGE_FORMAT: str = "A4"
+PAGE_WIDTH_PT: float = 595.28
+PAGE_HEIGHT_PT: float = 841.89
+MARGIN_PT: float = 56.0
+LINE_SPACING: float = 1.4
+FONT_FAMILY: str = "UnicodeSans"
+CREATOR: str = "pdfindex tests/pdfgen.py"
+
+DEJAVU_DIR: Path = Path("/usr/share/fonts/truetype/dejavu")
+
+
+def find_unicode_font() -> Path:
+    """Return a TTF covering Latin-1, dashes and fi/fl ligatures.
+
+    DejaVuSans is preferred; reportlab's bundled Vera.ttf is the fallback so the
+    tests still run on machines without system fonts (Vera lacks some glyphs).
+    """
+    dejavu = DEJAVU_DIR / "DejaVuSans.ttf"
+    if dejavu.is_file():
+        return dejavu
+    import reportlab
+
+    vera = Path(reportlab.__file__).parent / "fonts" / "Vera.ttf"
+    if vera.is_file():
+        return vera
+    raise FileNotFoundError("no Unicode TTF font found (DejaVuSans or Vera)")
+
+
+# --------------------------------------------------------------------------
+# Text PDFs
+# --------------------------------------------------------------------------
+
+
+def _new_pdf(title: str | None = None, author: str | None = None) -> FPDF:
+    """Create an FPDF with fixed date/metadata so output is reproducible."""
+    pdf = FPDF(unit="pt", format=PAGE_FORMAT)
+    pdf.set_creation_date(FIXED_DATE)
+    pdf.set_creator(CREATOR)
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(MARGIN_PT, MARGIN_PT, MARGIN_PT)
+    if title is not None:
+        pdf.set_title(title)
+    if author is not None:
+        pdf.set_author(author)
+    return pdf
+
+
+def _wrap_line(line: str, max_width: float, widths: dict[str, float],
+               pdf: FPDF) -> list[str]:
+    """Greedy word wrap; a line that already fits is kept verbatim.
+
+    Word widths are cached because fpdf2 measures per character, which would
+    dominate the run time of the large-document generator.
+    """
+    line = line.rstrip()
+
+    def width(s: str) -> float:
+        w = widths.get(s)
+        if w is None:
+            w = widths[s] = pdf.get_string_width(s)
+        return w
+
+    if width(line) <= max_width:
+        return [line]
+    space = width(" ")
+    out: list[str] = []
+    current: list[str] = []
+    current_w = 0.0
+    for word in line.split():
+        w = width(word)
+        if w > max_width:
+            raise ValueError(f"word too wide for the page: {word[:40]!r}")
+        if current and current_w + space + w > max_width:
+            out.append(" ".join(current))
+            current, current_w = [word], w
+        else:
+            current_w = current_w + space + w if current else w
+            current.append(word)
+    if current:
+        out.append(" ".join(current))
+    return out
+
+
+def _render_text_pdf(pages: Sequence[str], *, title: str | None,
+                     author: str | None, font_size: float) -> bytes:
+    """Lay out pages top-to-bottom, one text line per PDF text object."""
+    if not pages:
+        raise ValueError("pages must not be empty")
+    pdf = _new_pdf(title, author)
+    pdf.add_font(FONT_FAMILY, fname=str(find_unicode_font()))
+    pdf.set_font(FONT_FAMILY, size=font_size)
+    line_height = font_size * LINE_SPACING
+    max_width = PAGE_WIDTH_PT - 2 * MARGIN_PT
+    max_lines = int((PAGE_HEIGHT_PT - 2 * MARGIN_PT) // line_height)
+    widths: dict[str, float] = {}
+    for number, text in enumerate(pages, start=1):
+        lines: list[str] = []
+        for raw in text.split("\n"):
+            lines.extend(_wrap_line(raw, max_width, widths, pdf))
+        if len(lines) > max_lines:
+            raise ValueError(
+                f"page {number} needs {len(lines)} lines, only {max_lines} fit"
+            )
+        pdf.add_page()
+        y = MARGIN_PT + font_size
+        for line in lines:
+            if line:
+                pdf.text(MARGIN_PT, y, line)
+            y += line_height
+    return bytes(pdf.output())
+
+
+def _write_bytes(path: PathArg, data: bytes) -> Path:
+    """Write data, creating parent folders (samples live in sub-folders)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return target
+
+
+def write_pdf(path: PathArg, pages: list[str], *, title: str | None = None,
+              author: str | None = None, font_size: float = 11) -> Path:
+    """Write a text PDF, one page per entry; the baseline fixture for tests.
+
+    "\\n" starts a new line; lines wider than the page wrap at spaces.
+    Raises ValueError if a page does not fit vertically.
+    """
+    data = _render_text_pdf(pages, title=title, author=author,
+                            font_size=font_size)
+    return _write_bytes(path, data)
+
+
+def write_hyphenated_pdf(path: PathArg, words_before: str, hyphenated_word: str,
+                         split_at: int, words_after: str) -> Path:
+    """Write one page whose line ends in "word-" and continues on the next.
+
+    Lets tests check that a search for the whole word finds it across the
+    line break.
+    """
+    if not 0 < split_at < len(hyphenated_word):
+        raise ValueError("split_at must fall strictly inside hyphenated_word")
+    head = f"{words_before} {hyphenated_word[:split_at]}-".strip()
+    tail = f"{hyphenated_word[split_at:]} {words_after}".rstrip()
+    return write_pdf(path, [f"{head}\n{tail}"])
+
+
+def write_encrypted_pdf(path: PathArg, pages: list[str], *, user_password: str,
+                        owner_password: str = "owner") -> Path:
+    """Write an AES-128 encrypted text PDF to test password handling.
+
+    With user_password="" the file opens without a password (only owner
+    restrictions); otherwise readers must be given the password.
+    """
+    data = _render_text_pdf(pages, title=None, author=None, font_size=11)
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.encrypt(user_password=user_password, owner_password=owner_password,
+                   algorithm="AES-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return _write_bytes(path, buffer.getvalue())
+
+
+def write_corrupt_pdf(path: PathArg) -> Path:
+    """Write a valid 3-page PDF cut to its first 40% so readers must fail."""
+    data = _render_text_pdf(lorem_pages(3, seed=11), title=None, author=None,
+                            font_size=11)
+    return _write_bytes(path, data[: len(data) * 2 // 5])
+
+
+# --------------------------------------------------------------------------
+# Image-only ("scanned") PDFs
+# --------------------------------------------------------------------------
+
+SCAN_DPI: int = 200
+
+
+def _render_scan(text: str, dpi: int = SCAN_DPI) -> Image.Image:
+    """Draw text large and black-on-white, like a clean scan of one page."""
+    width = round(PAGE_WIDTH_PT / 72 * dpi)
+    height = round(PAGE_HEIGHT_PT / 72 * dpi)
+    margin = dpi  # one inch
+    font = ImageFont.truetype(str(find_unicode_font()), size=dpi // 2)
+    image = Image.new("L", (width, height), 255)
+    draw = ImageDraw.Draw(image)
+    lines: list[str] = []
+    for raw in text.split("\n"):
+        current = ""
+        for word in raw.split():
+            candidate = f"{current} {word}".strip()
+            if current and draw.textlength(candidate, font=font) > width - 2 * margin:
+                lines.append(current)
+                current = word
+            else:
+                current = candidate
+        lines.append(current)
+    y = margin
+    for line in lines:
+        draw.text((margin, y), line, fill=0, font=font)
+        y += round(font.size * 1.5)
+    # Threshold to pure black/white: crisp edges for the future OCR tests.
+    return image.point(lambda v: 0 if v < 128 else 255)
+
+
+def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711",
+                         pages: int = 1) -> Path:
+    """Write pages that hold only a raster image of text and no text layer.
+
+    Every page shows the same text; text extraction must yield nothing.
+    """
+    if pages < 1:
+        raise ValueError("pages must be at least 1")
+    image = _render_scan(text)
+    pdf = _new_pdf()
+    for _ in range(pages):
+        pdf.add_page()
+        pdf.image(image, x=0, y=0, w=PAGE_WIDTH_PT, h=PAGE_HEIGHT_PT)
+    return _write_bytes(path, bytes(pdf.output()))
+
+
+# --------------------------------------------------------------------------
+# Large pseudo-random documents
+# --------------------------------------------------------------------------
+
+# Roughly ordered by frequency; Zipf weights follow this order.  The words
+# "page", "marker", "transformer" and "architecture" are deliberately absent
+# so tests can search for them without hits from the filler text.
+VOCABULARY: tuple[str, ...] = tuple("""
+the of and to a in is that it for was on are as with his they be at one have
+this from or had by not word but what some we can out other were all there when
+up use your how said an each she which do their time if will way about many then
+them write would like so these her long make thing see him two has look more day
+could go come did number sound no most people my over know water than call first
+who may down side been now find any new work part take get place made live where
+after back little only round man year came show every good me give our under
+name very through just form sentence great think say help low line differ turn
+cause much mean before move right boy old too same tell does set three want air
+well also play small end put home read hand port large spell add even land here
+must big high such follow act why ask men change went light kind off need house
+picture try us again animal point mother world near build self earth father head
+stand own should country found answer school grow study still learn plant cover
+food sun four between state keep eye never last let thought city tree cross farm
+hard start might story saw far sea draw left late run while press close night
+real life few north open seem together next white children begin got walk
+example ease paper group always music those both mark often letter until mile
+river car feet care second book carry took science eat room friend began idea
+fish mountain stop once base hear horse cut sure watch color face wood main
+enough plain girl usual young ready above ever red list though feel talk bird
+""".split())
+
+_CUM_WEIGHTS: list[float] = list(
+    accumulate(1.0 / rank for rank in range(1, len(VOCABULARY) + 1))
+)
+
+
+def _sentence(rng: random.Random) -> str:
+    """Build one English-like sentence from Zipf-weighted vocabulary."""
+    count = rng.randint(5, 16)
+    words = rng.choices(VOCABULARY, cum_weights=_CUM_WEIGHTS, k=count)
+    if count > 8 and rng.random() < 0.4:
+        comma = rng.randint(2, count - 3)
+        words[comma] += ","
+    words[0] = words[0].capitalize()
+    return " ".join(words) + ("?" if rng.random() < 0.08 else ".")
+
+
+def lorem_pages(n_pages: int, seed: int = 7, chars_per_page: int = 1800) -> list[str]:
+    """Return the page texts used by write_large_pdf, for brute-force checks.
+
+    Each page starts with the line "Page marker P0001" (1-based) followed by
+    paragraphs separated by "\\n"; each page is at least chars_per_page long.
+    """
+    rng = random.Random(seed)
+    pages: list[str] = []
+    for number in range(1, n_pages + 1):
+        parts = [f"Page marker P{number:04d}"]
+        length = len(parts[0])
+        paragraph: list[str] = []
+        while length < chars_per_page:
+            sentence = _sentence(rng)
+            paragraph.append(sentence)
+            length += len(sentence) + 1
+            if len(paragraph) >= rng.randint(4, 7):
+                parts.append(" ".join(paragraph))
+                paragraph = []
+        if paragraph:
+            parts.append(" ".join(paragraph))
+        pages.append("\n".join(parts))
+    return pages
+
+
+def write_large_pdf(path: PathArg, n_pages: int = 320, *, seed: int = 7) -> Path:
+    """Write a many-page document for indexing-throughput and paging tests."""
+    return write_pdf(path, lorem_pages(n_pages, seed=seed),
+                     title=f"Large test document ({n_pages} pages)",
+                     author="pdfindex test suite")
+
+
+# --------------------------------------------------------------------------
+# Shipped sample documents (all text original, written for pdfindex)
+# --------------------------------------------------------------------------
+
+GETTING_STARTED: list[str] = [
+    """Getting started with pdfindex
+
+A PDF index is a small database that remembers which words appear in which \
+PDF files, and on which page. Instead of opening every document and scrolling, \
+you type a few words and get a ranked list of matching pages within moments.
+
+pdfindex reads the text layer of each PDF, splits it into words, and stores \
+them together with the file path and the page number. When a file changes, \
+only that file is read again, so keeping the index fresh is cheap.
+
+Try it now: search for the phrase "transformer architecture" and you will find \
+the notes in the research folder as well as this page.""",
+    """How searching works
+
+Every query is matched against the words stored in the index. Results are \
+ordered so that pages containing all of your words, close together, come first. \
+Quoted phrases must appear exactly in that order.
+
+Line breaks inside a document do not matter. A word that was split at the end \
+of a line, such as the example about the transformer architec-
+ture of modern language models, is still found when you search for the whole \
+word. Accents are kept, so Zürich and café are matched as written.""",
+    """Tips and next steps
+
+Add folders rather than single files, so new documents are picked up \
+automatically. Scanned documents without a text layer are listed as having \
+no text; they can be handled later by optical character recognition.
+
+Encrypted PDFs are skipped unless you provide the password. Damaged files are \
+reported with a short reason instead of stopping the whole run.
+
+That is all you need to know to begin. Happy searching!""",
+]
+
+ATTENTION_NOTES: list[str] = [
+    """Notes on the transformer architecture
+
+The transformer architecture processes a whole sequence at once instead of one \
+token after another. Each layer has two parts: a self-attention block and a \
+small feed-forward network, both wrapped with residual connections and \
+layer normalisation.
+
+Because nothing in the model is recurrent, the order of tokens must be added \
+explicitly through positional encodings, either fixed sine waves or learned \
+vectors.""",
+    """Attention
+
+Attention lets every token look at every other token and decide how much each \
+one matters. Each token is projected into a query, a key and a value. The \
+score between two tokens is the dot product of a query and a key, scaled by the \
+square root of the key dimension and passed through a softmax.
+
+Multi-head attention runs several of these in parallel with different \
+projections, so one head can follow syntax while another tracks long-range \
+references. The cost grows with the square of the sequence length.""",
+    """Embeddings
+
+Tokens enter the model as embeddings: dense vectors learned during training, \
+where similar words end up close together. The same idea powers semantic \
+search, where documents and queries are compared by the cosine similarity of \
+their embedding vectors rather than by exact keywords.
+
+Unicode test line: Zürich café naïve — ﬁnancial ﬂow
+Keyword search and embedding search complement each other: one is precise, \
+the other forgiving.""",
+]
+
+RECIPES: list[str] = [
+    """Weekend pancakes
+
+Whisk two eggs with a cup of milk and a spoon of melted butter. Stir in a cup \
+of flour, a pinch of salt and a teaspoon of baking powder until just smooth; a \
+few lumps are fine. Let the batter rest for ten minutes.
+
+Heat a pan over medium heat, wipe it with a little butter and pour in a small \
+ladle of batter. Flip when bubbles appear on the surface, then cook one more \
+minute. Serve with lemon and sugar, or with fresh berries.""",
+    """Simple tomato soup
+
+Soften a chopped onion and two cloves of garlic in olive oil. Add a tin of \
+tomatoes, a cup of vegetable stock and a sprig of thyme, then simmer for twenty \
+minutes. Blend until smooth and season with salt, pepper and a little sugar if \
+the tomatoes are sharp.
+
+A spoon of cream on top and a slice of toasted bread make it a quick supper. \
+The soup keeps for three days in the fridge and freezes well.""",
+]
+
+SAMPLES: tuple[tuple[str, list[str], str], ...] = (
+    ("getting-started.pdf", GETTING_STARTED, "Getting started with pdfindex"),
+    ("research/attention-notes.pdf", ATTENTION_NOTES,
+     "Notes on the transformer architecture"),
+    ("recipes.pdf", RECIPES, "Two everyday recipes"),
+)
+SAMPLE_AUTHOR: str = "pdfindex sample documents"
+
+
+def write_sample_files(folder: PathArg) -> list[Path]:
+    """Write the small shipped sample PDFs so a first search shows results."""
+    root = Path(folder)
+    root.mkdir(parents=True, exist_ok=True)
+    return [
+        write_pdf(root / name, pages, title=title, author=SAMPLE_AUTHOR)
+        for name, pages, title in SAMPLES
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``python -m tests.pdfgen samples DIR``."""
+    parser = argparse.ArgumentParser(prog="python -m tests.pdfgen",
+                                     description="Write pdfindex test PDFs.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    samples = commands.add_parser("samples", help="write the sample PDFs")
+    samples.add_argument("folder", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "samples":
+        for written in write_sample_files(args.folder):
+            print(written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
