@@ -51,8 +51,10 @@ class ExtractionCache:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
         try:
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
-                                                           compresslevel=3) as handle:
+            with (
+                os.fdopen(fd, "wb") as raw,
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=3) as handle,
+            ):
                 handle.write(json.dumps(extraction.to_dict()).encode("utf-8"))
             os.replace(tmp, target)  # atomic: a crash never leaves a half-written entry
         except BaseException:
@@ -60,4 +62,8 @@ class ExtractionCache:
             raise
 
     def size_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.folder.rglob("*.json.gz")) if self.folder.exists() else 0
+        return (
+            sum(f.stat().st_size for f in self.folder.rglob("*.json.gz"))
+            if self.folder.exists()
+            else 0
+        )

@@ -73,7 +73,9 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
     return value
 
 
-def load_settings(overrides: dict[str, Any] | None = None, root: str | Path | None = None) -> Settings:
+def load_settings(
+    overrides: dict[str, Any] | None = None, root: str | Path | None = None
+) -> Settings:
     """Resolve settings from flags (`overrides`, None = unset), environment, toml, defaults."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     sources: dict[str, str] = {}

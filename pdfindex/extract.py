@@ -26,8 +26,11 @@ def extract_file(path: Path, engine: str) -> Extraction:
         except EncryptedDocument as exc:
             return Extraction(status=ENCRYPTED, error=str(exc), engine=adapter.version)
         except MemoryError:
-            return Extraction(status=FAILED, error="memory: extraction exceeded the memory cap",
-                              engine=adapter.version)
+            return Extraction(
+                status=FAILED,
+                error="memory: extraction exceeded the memory cap",
+                engine=adapter.version,
+            )
         except Exception as exc:  # corrupt PDFs raise anything (TypeError, AssertionError, ...)
             errors.append(f"{name}: {_describe(exc)}")
     return Extraction(status=FAILED, error="; ".join(errors), engine=get_adapter(engine).version)

@@ -11,7 +11,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Generator, Iterator
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,24 +115,33 @@ class Indexer:
         full: bool = False,
         progress: Progress | None = None,
         commit_interval: float = 60.0,
+        should_stop: Callable[[], bool] | None = None,
     ) -> Summary:
-        """Update the index; `full` rebuilds it from scratch (cached text is reused)."""
+        """Update the index; `full` rebuilds it from scratch (cached text is reused).
+
+        `should_stop` is polled between files: when it turns true, what is done so far is
+        committed and the rest is left for the next run.
+        """
         started = time.monotonic()
         summary = Summary()
         disk = scan_folder(self.settings.files_dir)
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
-        with self.store.writer(timeout=timeout, clear=full) as writer:
-            # Read the catalog only once we hold the lock, so no other writer races us.
-            catalog = {} if full else self.store.catalog()
-            jobs = self._apply_cheap_changes(writer, disk, catalog, summary)
-            counter = _Counter(len(jobs), progress)
-            results = self._extract(jobs, summary)
-            finished = self._drain(writer, results, summary, counter, interval)
-        with closing(results):
+        results: Generator[tuple[_Job, Extraction], None, None] | None = None
+        try:
+            with self.store.writer(timeout=timeout, clear=full) as writer:
+                # Read the catalog only once we hold the lock, so no other writer races us.
+                catalog = {} if full else self.store.catalog()
+                jobs = self._apply_cheap_changes(writer, disk, catalog, summary)
+                counter = _Counter(len(jobs), progress, should_stop)
+                results = self._extract(jobs, summary)
+                finished = self._drain(writer, results, summary, counter, interval)
             while not finished:  # later batches, each in its own commit
                 with self.store.writer(timeout=timeout) as writer:
                     finished = self._drain(writer, results, summary, counter, interval)
+        finally:
+            if results is not None:
+                results.close()  # stops the extraction workers
         summary.seconds = time.monotonic() - started
         return summary
 
@@ -150,6 +158,8 @@ class Indexer:
         for job, extraction in results:
             self._write(writer, job, extraction, summary)
             counter.step()
+            if counter.stopped():
+                return True
             if deadline is not None and time.monotonic() > deadline:
                 return False
         return True
@@ -235,7 +245,9 @@ class Indexer:
 
     # -- writing -------------------------------------------------------------------
 
-    def _write(self, writer: StoreWriter, job: _Job, extraction: Extraction, summary: Summary) -> None:
+    def _write(
+        self, writer: StoreWriter, job: _Job, extraction: Extraction, summary: Summary
+    ) -> None:
         file = job.file
         record = FileRecord(
             path=file.path,
@@ -272,8 +284,13 @@ class _Job:
 class _Counter:
     """Progress over the files that needed parsing."""
 
-    def __init__(self, total: int, progress: Progress | None) -> None:
-        self.total, self.done, self.progress = total, 0, progress
+    def __init__(
+        self, total: int, progress: Progress | None, should_stop: Callable[[], bool] | None
+    ) -> None:
+        self.total, self.done, self.progress, self.should_stop = total, 0, progress, should_stop
+
+    def stopped(self) -> bool:
+        return bool(self.should_stop and self.should_stop())
 
     def step(self) -> None:
         self.done += 1

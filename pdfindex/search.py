@@ -48,12 +48,14 @@ def exact_search(
     limit: int = 10,
     context_length: int = 2000,
 ) -> tuple[list[ExactMatch], bool]:
-    """Occurrences in document order (path, page, offset), at most `limit`; and whether more exist."""
+    """Occurrences in document order (path, page, offset), at most `limit`, and whether
+    more exist."""
     check_range("limit", limit, 1, MAX_LIMIT)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
     pattern = compile_query(query)
-    pages = sorted(store.pages(slug=slug, terms=required_terms(query)),
-                   key=lambda p: (p.path, p.page))
+    pages = sorted(
+        store.pages(slug=slug, terms=required_terms(query)), key=lambda p: (p.path, p.page)
+    )
     by_page = {(p.slug, p.page): p.text for p in pages}
     matches: list[ExactMatch] = []
     for page in pages:
@@ -79,8 +81,8 @@ def _context(
     want_before = length // 2
     want_after = length - want_before
     text = page.text
-    before = text[max(0, start - want_before):start]
-    after = text[end:end + want_after]
+    before = text[max(0, start - want_before) : start]
+    after = text[end : end + want_after]
     if len(before) < want_before and page.page > 1:
         previous = _neighbour(store, known, page.slug, page.page - 1)
         if previous is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from pdfindex.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
@@ -17,6 +17,7 @@ from pdfindex.paths import relative_posix, resolve_inside
 from pdfindex.search import ExactMatch, check_range, exact_search, ranked_search
 from pdfindex.store import FileRecord, PageHit, Store
 
+NOT_INDEXED = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
 _PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
 _PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
@@ -42,9 +43,15 @@ class PdfIndex:
     # -- indexing ------------------------------------------------------------------
 
     def reindex(
-        self, full: bool = False, progress: Progress | None = None, commit_interval: float = 60.0
+        self,
+        full: bool = False,
+        progress: Progress | None = None,
+        commit_interval: float = 60.0,
+        should_stop: Callable[[], bool] | None = None,
     ) -> Summary:
-        return self.indexer.reindex(full=full, progress=progress, commit_interval=commit_interval)
+        return self.indexer.reindex(
+            full=full, progress=progress, commit_interval=commit_interval, should_stop=should_stop
+        )
 
     def stats(self) -> dict[str, Any]:
         catalog = self.store.catalog()
@@ -79,8 +86,10 @@ class PdfIndex:
         catalog = self.store.catalog()
         key = name.strip()
         try:
-            rel = relative_posix(self.settings.files_dir, resolve_inside(self.settings.files_dir, key))
-        except ValueError:
+            rel = relative_posix(
+                self.settings.files_dir, resolve_inside(self.settings.files_dir, key)
+            )
+        except ValueError:  # a path that is the files folder itself
             rel = key
         for candidate in (rel, rel + ".pdf", key):
             if candidate in catalog:
@@ -93,7 +102,9 @@ class PdfIndex:
             "or a slug (`pdfindex stats` lists them)"
         )
 
-    def page_texts(self, name: str, pages: str | None = None) -> tuple[FileRecord, list[tuple[int, str]]]:
+    def page_texts(
+        self, name: str, pages: str | None = None
+    ) -> tuple[FileRecord, list[tuple[int, str]]]:
         """The stored text of some pages (`"1-3,5"`, all when None) of one document."""
         record = self.find_record(name)
         texts = self.store.page_texts(record.slug)
@@ -117,7 +128,9 @@ class PdfIndex:
         self, query: str, document: str | None = None, limit: int = 10, context_length: int = 200
     ) -> tuple[list[ExactMatch], bool]:
         slug = self.find_record(document).slug if document else None
-        return exact_search(self.store, query, slug=slug, limit=limit, context_length=context_length)
+        return exact_search(
+            self.store, query, slug=slug, limit=limit, context_length=context_length
+        )
 
     def search_pdf(
         self, pdf_name: str, query: str, context_length: int = 2000, topk: int = 10
@@ -127,14 +140,20 @@ class PdfIndex:
         check_range("context_length", context_length, 0, 20_000)
         name = _PDF_SUFFIX.sub("", (pdf_name or "").strip())
         if not name:
-            raise InvalidQuery("pdf_name is empty: give a file name under the files folder, without .pdf")
+            raise InvalidQuery(
+                "pdf_name is empty: give a file name under the files folder, without .pdf"
+            )
         path = resolve_inside(self.settings.files_dir, name + ".pdf")
-        result: dict[str, Any] = {"file_exists": path.is_file(), "query_exists": False, "matches": []}
+        result: dict[str, Any] = {
+            "file_exists": path.is_file(),
+            "query_exists": False,
+            "matches": [],
+        }
         if not result["file_exists"]:
             return result
         record = self.store.record(relative_posix(self.settings.files_dir, path))
         if record is None:
-            result["error"] = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
+            result["error"] = NOT_INDEXED
             return result
         if record.status in (FAILED, ENCRYPTED):
             result["error"] = f"Failed to parse PDF: {record.error}"
@@ -194,5 +213,3 @@ def _page_range(spec: str) -> tuple[int, int]:
         raise InvalidQuery(f"bad page range {spec!r}: use a number or a range like '3-7'")
     first = int(match.group(1))
     return first, int(match.group(2) or first)
-
-

@@ -41,7 +41,8 @@ class CasefoldFilter(Filter):
 
 
 def page_analyzer() -> Any:
-    """Words are runs of \\w; no stop words, no minimum length ("state of the art" stays a phrase)."""
+    """Words are runs of \\w; no stop words, no minimum length (so "state of the art"
+    stays a phrase)."""
     return RegexTokenizer(r"\w+") | CasefoldFilter()
 
 
@@ -229,8 +230,11 @@ class Store:
 
         def expand(q: Query) -> Query:
             if isinstance(q, FuzzyTerm):
-                words = set(searcher.reader().terms_within(q.fieldname, q.text, q.maxdist,
-                                                           prefix=q.prefixlength))
+                words = set(
+                    searcher.reader().terms_within(
+                        q.fieldname, q.text, q.maxdist, prefix=q.prefixlength
+                    )
+                )
                 if not words:
                     return Term(q.fieldname, q.text)
                 return Or([Term(q.fieldname, w) for w in sorted(words)])
@@ -287,8 +291,12 @@ class StoreWriter:
         """`index_text` is what gets tokenised per page (page text plus joined hyphenations)."""
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             self._raw.add_document(
-                kind=PAGE, path=record.path, slug=record.slug, page=number,
-                content=indexed, text=text,
+                kind=PAGE,
+                path=record.path,
+                slug=record.slug,
+                page=number,
+                content=indexed,
+                text=text,
             )
         self._raw.add_document(kind=FILE, path=record.path, slug=record.slug, record=asdict(record))
 

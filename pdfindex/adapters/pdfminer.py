@@ -16,6 +16,7 @@ from pdfminer.pdfdocument import PDFDocument, PDFPasswordIncorrect
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser
+from pdfminer.pdftypes import resolve1
 
 from pdfindex.adapters.base import EncryptedDocument, Extraction, finish
 
@@ -68,5 +69,5 @@ class PdfminerAdapter:
             for info in document.info:
                 for key, value in info.items():
                     if key in _META_KEYS:
-                        metadata[_META_KEYS[key]] = _decode(getattr(value, "resolve", lambda: value)())
+                        metadata[_META_KEYS[key]] = _decode(resolve1(value))
         return finish(pages, metadata, self.version)
