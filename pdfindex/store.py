@@ -51,7 +51,7 @@ def make_schema() -> Schema:
         kind=ID(),
         path=ID(stored=True),
         slug=ID(stored=True),
-        page=NUMERIC(int, stored=True, signed=False),
+        page=NUMERIC(int, stored=True),  # signed=False breaks NumericRange in 2.7
         content=TEXT(analyzer=page_analyzer(), phrase=True),
         text=STORED(),
         record=STORED(),

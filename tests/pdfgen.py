@@ -77,8 +77,7 @@ def _new_pdf(title: str | None = None, author: str | None = None) -> FPDF:
     return pdf
 
 
-def _wrap_line(line: str, max_width: float, widths: dict[str, float],
-               pdf: FPDF) -> list[str]:
+def _wrap_line(line: str, max_width: float, widths: dict[str, float], pdf: FPDF) -> list[str]:
     """Greedy word wrap; a line that already fits is kept verbatim.
 
     Word widths are cached because fpdf2 measures per character, which would
@@ -113,8 +112,9 @@ def _wrap_line(line: str, max_width: float, widths: dict[str, float],
     return out
 
 
-def _render_text_pdf(pages: Sequence[str], *, title: str | None,
-                     author: str | None, font_size: float) -> bytes:
+def _render_text_pdf(
+    pages: Sequence[str], *, title: str | None, author: str | None, font_size: float
+) -> bytes:
     """Lay out pages top-to-bottom, one text line per PDF text object."""
     if not pages:
         raise ValueError("pages must not be empty")
@@ -130,9 +130,7 @@ def _render_text_pdf(pages: Sequence[str], *, title: str | None,
         for raw in text.split("\n"):
             lines.extend(_wrap_line(raw, max_width, widths, pdf))
         if len(lines) > max_lines:
-            raise ValueError(
-                f"page {number} needs {len(lines)} lines, only {max_lines} fit"
-            )
+            raise ValueError(f"page {number} needs {len(lines)} lines, only {max_lines} fit")
         pdf.add_page()
         y = MARGIN_PT + font_size
         for line in lines:
@@ -150,20 +148,26 @@ def _write_bytes(path: PathArg, data: bytes) -> Path:
     return target
 
 
-def write_pdf(path: PathArg, pages: list[str], *, title: str | None = None,
-              author: str | None = None, font_size: float = 11) -> Path:
+def write_pdf(
+    path: PathArg,
+    pages: list[str],
+    *,
+    title: str | None = None,
+    author: str | None = None,
+    font_size: float = 11,
+) -> Path:
     """Write a text PDF, one page per entry; the baseline fixture for tests.
 
     "\\n" starts a new line; lines wider than the page wrap at spaces.
     Raises ValueError if a page does not fit vertically.
     """
-    data = _render_text_pdf(pages, title=title, author=author,
-                            font_size=font_size)
+    data = _render_text_pdf(pages, title=title, author=author, font_size=font_size)
     return _write_bytes(path, data)
 
 
-def write_hyphenated_pdf(path: PathArg, words_before: str, hyphenated_word: str,
-                         split_at: int, words_after: str) -> Path:
+def write_hyphenated_pdf(
+    path: PathArg, words_before: str, hyphenated_word: str, split_at: int, words_after: str
+) -> Path:
     """Write one page whose line ends in "word-" and continues on the next.
 
     Lets tests check that a search for the whole word finds it across the
@@ -176,8 +180,9 @@ def write_hyphenated_pdf(path: PathArg, words_before: str, hyphenated_word: str,
     return write_pdf(path, [f"{head}\n{tail}"])
 
 
-def write_encrypted_pdf(path: PathArg, pages: list[str], *, user_password: str,
-                        owner_password: str = "owner") -> Path:
+def write_encrypted_pdf(
+    path: PathArg, pages: list[str], *, user_password: str, owner_password: str = "owner"
+) -> Path:
     """Write an AES-128 encrypted text PDF to test password handling.
 
     With user_password="" the file opens without a password (only owner
@@ -185,8 +190,7 @@ def write_encrypted_pdf(path: PathArg, pages: list[str], *, user_password: str,
     """
     data = _render_text_pdf(pages, title=None, author=None, font_size=11)
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
-    writer.encrypt(user_password=user_password, owner_password=owner_password,
-                   algorithm="AES-128")
+    writer.encrypt(user_password=user_password, owner_password=owner_password, algorithm="AES-128")
     buffer = io.BytesIO()
     writer.write(buffer)
     return _write_bytes(path, buffer.getvalue())
@@ -194,8 +198,7 @@ def write_encrypted_pdf(path: PathArg, pages: list[str], *, user_password: str,
 
 def write_corrupt_pdf(path: PathArg) -> Path:
     """Write a valid 3-page PDF cut to its first 40% so readers must fail."""
-    data = _render_text_pdf(lorem_pages(3, seed=11), title=None, author=None,
-                            font_size=11)
+    data = _render_text_pdf(lorem_pages(3, seed=11), title=None, author=None, font_size=11)
     return _write_bytes(path, data[: len(data) * 2 // 5])
 
 
@@ -233,8 +236,7 @@ def _render_scan(text: str, dpi: int = SCAN_DPI) -> Image.Image:
     return image.point(lambda v: 0 if v < 128 else 255)
 
 
-def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711",
-                         pages: int = 1) -> Path:
+def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711", pages: int = 1) -> Path:
     """Write pages that hold only a raster image of text and no text layer.
 
     Every page shows the same text; text extraction must yield nothing.
@@ -256,7 +258,8 @@ def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711",
 # Roughly ordered by frequency; Zipf weights follow this order.  The words
 # "page", "marker", "transformer" and "architecture" are deliberately absent
 # so tests can search for them without hits from the filler text.
-VOCABULARY: tuple[str, ...] = tuple("""
+VOCABULARY: tuple[str, ...] = tuple(
+    """
 the of and to a in is that it for was on are as with his they be at one have
 this from or had by not word but what some we can out other were all there when
 up use your how said an each she which do their time if will way about many then
@@ -277,11 +280,10 @@ example ease paper group always music those both mark often letter until mile
 river car feet care second book carry took science eat room friend began idea
 fish mountain stop once base hear horse cut sure watch color face wood main
 enough plain girl usual young ready above ever red list though feel talk bird
-""".split())
-
-_CUM_WEIGHTS: list[float] = list(
-    accumulate(1.0 / rank for rank in range(1, len(VOCABULARY) + 1))
+""".split()
 )
+
+_CUM_WEIGHTS: list[float] = list(accumulate(1.0 / rank for rank in range(1, len(VOCABULARY) + 1)))
 
 
 def _sentence(rng: random.Random) -> str:
@@ -322,9 +324,12 @@ def lorem_pages(n_pages: int, seed: int = 7, chars_per_page: int = 1800) -> list
 
 def write_large_pdf(path: PathArg, n_pages: int = 320, *, seed: int = 7) -> Path:
     """Write a many-page document for indexing-throughput and paging tests."""
-    return write_pdf(path, lorem_pages(n_pages, seed=seed),
-                     title=f"Large test document ({n_pages} pages)",
-                     author="pdfindex test suite")
+    return write_pdf(
+        path,
+        lorem_pages(n_pages, seed=seed),
+        title=f"Large test document ({n_pages} pages)",
+        author="pdfindex test suite",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -422,8 +427,7 @@ The soup keeps for three days in the fridge and freezes well.""",
 
 SAMPLES: tuple[tuple[str, list[str], str], ...] = (
     ("getting-started.pdf", GETTING_STARTED, "Getting started with pdfindex"),
-    ("research/attention-notes.pdf", ATTENTION_NOTES,
-     "Notes on the transformer architecture"),
+    ("research/attention-notes.pdf", ATTENTION_NOTES, "Notes on the transformer architecture"),
     ("recipes.pdf", RECIPES, "Two everyday recipes"),
 )
 SAMPLE_AUTHOR: str = "pdfindex sample documents"
@@ -441,8 +445,9 @@ def write_sample_files(folder: PathArg) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point for ``python -m tests.pdfgen samples DIR``."""
-    parser = argparse.ArgumentParser(prog="python -m tests.pdfgen",
-                                     description="Write pdfindex test PDFs.")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.pdfgen", description="Write pdfindex test PDFs."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     samples = commands.add_parser("samples", help="write the sample PDFs")
     samples.add_argument("folder", type=Path)

@@ -1,0 +1,229 @@
+"""Indexing real PDFs and searching them through the library front."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange, PathOutsideFiles
+from pdfindex.search import exact_search
+from pdfindex.service import PdfIndex
+from pdfindex.store import FileRecord, Store
+from pdfindex.textmatch import index_text
+from tests import pdfgen
+from tests.brute import brute_force
+
+
+def test_catalog_statuses(indexed: PdfIndex) -> None:
+    catalog = indexed.store.catalog()
+    status = {path: record.status for path, record in catalog.items()}
+    assert status == {
+        "multi.pdf": "ok",
+        "unicode.pdf": "ok",
+        "hyphen.pdf": "ok",
+        "open-encrypted.pdf": "ok",
+        "locked.pdf": "encrypted",
+        "corrupt.pdf": "failed",
+        "scan.pdf": "empty",
+        "sub/nested doc.pdf": "ok",
+        "large.pdf": "ok",
+    }
+    assert "pdfium" in catalog["corrupt.pdf"].error and "pdfminer" in catalog["corrupt.pdf"].error
+    assert catalog["large.pdf"].pages == 320
+    assert catalog["multi.pdf"].title == "Multi Page Test"
+    assert catalog["sub/nested doc.pdf"].slug == "sub_nested_doc"
+    assert len(catalog["large.pdf"].sha256) == 64
+
+
+def test_stats_reports_problems(indexed: PdfIndex) -> None:
+    stats = indexed.stats()
+    assert stats["documents"] == 9
+    assert stats["by_status"] == {"ok": 6, "empty": 1, "encrypted": 1, "failed": 1}
+    reasons = {p["path"]: p["reason"] for p in stats["problems"]}
+    assert set(reasons) == {"locked.pdf", "corrupt.pdf", "scan.pdf"}
+    assert "password" in reasons["locked.pdf"]
+    assert stats["index_bytes"] > 0 and stats["last_update"]
+
+
+def test_search_pdf_seed_shape(indexed: PdfIndex) -> None:
+    result = indexed.search_pdf("multi", "TRANSFORMER ARCHITECTURE", context_length=20, topk=5)
+    assert result["file_exists"] and result["query_exists"]
+    assert set(result) == {"file_exists", "query_exists", "matches"}
+    (match,) = result["matches"]  # the phrase crosses a line break in the PDF
+    assert "**transformer" in match and "architecture**" in match
+    assert indexed.search_pdf("multi.pdf", "zebra") == {
+        "file_exists": True,
+        "query_exists": False,
+        "matches": [],
+    }
+    assert indexed.search_pdf("missing", "x") == {
+        "file_exists": False,
+        "query_exists": False,
+        "matches": [],
+    }
+
+
+def test_search_pdf_hyphenation_unicode_and_subfolders(indexed: PdfIndex) -> None:
+    hyphen = indexed.search_pdf("hyphen", "architecture", context_length=10)
+    assert hyphen["query_exists"], hyphen
+    assert indexed.search_pdf("unicode", "FINANCIAL FLOW")["query_exists"]  # ligatures
+    assert indexed.search_pdf("unicode", "strasse")["query_exists"]  # casefold ß
+    assert indexed.search_pdf("unicode", "σίσυφος")["query_exists"]
+    assert indexed.search_pdf("multi", "naïve café")["query_exists"]
+    assert indexed.search_pdf("sub/nested doc", "sub-folder")["query_exists"]
+    assert indexed.search_pdf("open-encrypted", "secret")["query_exists"]
+
+
+def test_search_pdf_errors_for_unreadable_files(indexed: PdfIndex) -> None:
+    for name, word in (("corrupt", "Failed to parse"), ("locked", "password"), ("scan", "No text")):
+        result = indexed.search_pdf(name, "anything")
+        assert result["file_exists"] and not result["query_exists"]
+        assert word in result["error"]
+
+
+def test_search_pdf_context_and_topk(indexed: PdfIndex) -> None:
+    result = indexed.search_pdf("large", "page marker", context_length=100, topk=7)
+    assert len(result["matches"]) == 7
+    for match in result["matches"]:
+        before, rest = match.split("**", 1)
+        assert len(before) <= 50
+        assert rest.lower().startswith("page marker**")
+    everything = indexed.search_pdf("large", "page marker", context_length=0, topk=100)
+    assert len(everything["matches"]) == 100
+
+
+def test_page_numbers_of_the_large_document(indexed: PdfIndex) -> None:
+    matches, more = indexed.exact("Page marker P0217", document="large")
+    assert [(m.path, m.page) for m in matches] == [("large.pdf", 217)]
+    assert not more
+    record, texts = indexed.page_texts("large", "299-300")
+    assert [n for n, _ in texts] == [299, 300] and "P0300" in texts[1][1]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"pdf_name": "multi", "query": ""}, InvalidQuery),
+        ({"pdf_name": "multi", "query": "x" * 2001}, InvalidQuery),
+        ({"pdf_name": "multi", "query": "x", "topk": 0}, InvalidQuery),
+        ({"pdf_name": "multi", "query": "x", "context_length": -1}, InvalidQuery),
+        ({"pdf_name": "", "query": "x"}, InvalidQuery),
+        ({"pdf_name": "../../etc/passwd", "query": "root"}, PathOutsideFiles),
+        ({"pdf_name": "/etc/passwd", "query": "root"}, PathOutsideFiles),
+    ],
+)
+def test_search_pdf_bad_input(indexed: PdfIndex, kwargs: dict, error: type) -> None:
+    with pytest.raises(error):
+        indexed.search_pdf(**kwargs)
+
+
+def test_ranked_query_kinds(indexed: PdfIndex) -> None:
+    def pages(query: str, **kw: object) -> set[tuple[str, int]]:
+        return {(h.path, h.page) for h in indexed.search(query, limit=50, **kw)[1]}
+
+    assert pages('"state of the art"') == {("multi.pdf", 2)}  # stop words kept
+    assert pages("architecture") >= {("multi.pdf", 1), ("hyphen.pdf", 1)}
+    assert pages("transfromer~2") >= {("multi.pdf", 1)}  # fuzzy
+    assert pages("archit*") >= {("multi.pdf", 1)}  # prefix
+    assert pages("fox AND quick") == {("multi.pdf", 2)}
+    assert pages("fox OR financial") == {("multi.pdf", 2), ("unicode.pdf", 1)}
+    assert ("multi.pdf", 2) not in pages("state NOT fox")
+    assert pages("marker", document="large", pages="10-12") == {
+        ("large.pdf", n) for n in (10, 11, 12)
+    }
+    top = indexed.search("fox", limit=1)[1][0]
+    assert "**fox**" in top.snippet and top.score > 0
+
+
+def test_unknown_documents_and_pages(indexed: PdfIndex) -> None:
+    with pytest.raises(DocumentNotFound):
+        indexed.search("x", document="nope")
+    with pytest.raises(PageOutOfRange, match="1-3"):
+        indexed.page_texts("multi", "4")
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_exact_search_equals_brute_force_over_stored_text(
+    indexed: PdfIndex, data: st.DataObject
+) -> None:
+    """Through the real index (term narrowing included) over the large document."""
+    texts = indexed.store.page_texts("large")
+    page = data.draw(st.integers(1, len(texts)))
+    text = texts[page - 1]
+    start = data.draw(st.integers(0, len(text) - 2))
+    query = text[start : start + data.draw(st.integers(1, 30))]
+    if data.draw(st.booleans()):
+        query = query.upper()
+    assume(query.strip())
+    expected = [(n, s) for n, t in enumerate(texts, 1) for s, _ in brute_force(t, query)]
+    matches, _ = exact_search(indexed.store, query, slug="large", limit=1000, context_length=0)
+    assert [(m.page, m.start) for m in matches] == expected[:1000]
+
+
+page_texts = st.lists(
+    st.lists(
+        st.sampled_from(["alpha", "Beta", "c++", "e.g.", "3.14", " ", "\n", "-\n", ".", "gam"]),
+        max_size=30,
+    ).map("".join),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    docs=st.lists(page_texts, min_size=1, max_size=3),
+    query=st.sampled_from(
+        [
+            "alpha",
+            "beta",
+            "c++",
+            "e.g.",
+            "a.b",
+            "alphabeta",
+            " beta ",
+            ".gam.",
+            "3.14 alpha",
+            "a-\nb",
+        ]
+    ),
+)
+def test_exact_search_over_a_real_store_equals_brute_force(
+    tmp_path_factory: pytest.TempPathFactory, docs: list[list[str]], query: str
+) -> None:
+    """Generated page texts written straight into a Whoosh store, across documents."""
+    store = Store(tmp_path_factory.mktemp("store"))
+    with store.writer(timeout=1) as writer:
+        for n, pages in enumerate(docs):
+            record = FileRecord(
+                f"d{n}.pdf", f"d{n}", "t", len(pages), 1, 0.0, "0", "ok", None, 0.0, "x"
+            )
+            writer.add_file(record, pages, [index_text(p) for p in pages])
+    expected = [
+        (f"d{n}.pdf", p, s)
+        for n, pages in enumerate(docs)
+        for p, text in enumerate(pages, 1)
+        for s, _ in brute_force(text, query)
+    ]
+    matches, _ = exact_search(store, query, limit=1000, context_length=4)
+    assert [(m.path, m.page, m.start) for m in matches] == expected
+    store.close()
+
+
+def test_pdfminer_extractor_indexes_the_same_words(tmp_path: Path) -> None:
+    from tests.conftest import make_settings
+
+    pdfgen.write_pdf(tmp_path / "files" / "a.pdf", ["alpha beta gamma", "delta epsilon"])
+    index = PdfIndex(make_settings(tmp_path, extractor="pdfminer"))
+    summary = index.reindex()
+    assert summary.added == 1
+    record = index.store.record("a.pdf")
+    assert record is not None and record.extractor.startswith("pdfminer")
+    assert index.search_pdf("a", "delta epsilon")["query_exists"]
+    index.close()

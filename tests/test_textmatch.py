@@ -1,0 +1,150 @@
+"""Exact matching equals an independent brute-force scan (property-based)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from pdfindex.errors import InvalidQuery
+from pdfindex.textmatch import (
+    compile_query,
+    find_spans,
+    fold,
+    index_text,
+    normalize_query,
+    required_terms,
+    to_original,
+    words,
+)
+from tests.brute import brute_force
+
+ALPHABET = "abcAB xyz019.+-_,;:()'\n\t\r\u00ad\u2010ßİﬁéΣσ"
+PIECES = [
+    "word",
+    "Word",
+    "ab",
+    "c++",
+    "e.g.",
+    "3.14",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "-\n",
+    "-\r\n  ",
+    "\u00ad\n",
+    "- \n\t",
+    "-",
+    ".",
+    "Straße",
+    "STRASSE",
+    "ﬁn",
+]
+text_strategy = st.lists(
+    st.sampled_from(PIECES)
+    | st.text(alphabet=ALPHABET, max_size=3)
+    | st.text(alphabet="abcdefghijkXYZ", min_size=1, max_size=5),
+    max_size=40,
+).map("".join)
+
+
+def fast(text: str, query: str) -> list[tuple[int, int]]:
+    folded, offsets = fold(text)
+    return [to_original(offsets, *span) for span in find_spans(compile_query(query), folded)]
+
+
+def query_from(text: str, data: st.DataObject) -> str:
+    """A query that is often a (mutated) slice of the text, sometimes anything."""
+    if text and data.draw(st.booleans()):
+        start = data.draw(st.integers(0, len(text) - 1))
+        end = data.draw(st.integers(start + 1, min(len(text), start + 25)))
+        query = text[start:end]
+        if data.draw(st.booleans()):
+            query = query.swapcase()
+        mode = data.draw(st.sampled_from(["keep", "join", "hyphen"]))
+        if mode == "join":  # what a reader types for a word hyphenated at a line end
+            query = re.sub(r"[-\u00ad\u2010][ \t]*(\r\n|\r|\n)\s*", "", query)
+        elif mode == "hyphen":  # a real hyphen that fell at a line end
+            query = re.sub(r"-[ \t]*(\r\n|\r|\n)\s*", "-", query)
+        if data.draw(st.booleans()):
+            query = re.sub(r"\s+", data.draw(st.sampled_from([" ", "\n", "  \t"])), query)
+        return query
+    return data.draw(st.text(alphabet=ALPHABET, min_size=1, max_size=8))
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=text_strategy, data=st.data())
+@example(text="architec-\nture", data=None)
+def test_regex_equals_brute_force(text: str, data: st.DataObject | None) -> None:
+    query = query_from(text, data) if data is not None else "architecture"
+    assume(query.strip())
+    expected = brute_force(text, query)
+    got = fast(text, query)
+    assert [s for s, _ in got] == [s for s, _ in expected]
+    for (start, end), (_, ends) in zip(got, expected, strict=True):
+        assert end in ends, (start, end, ends)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=text_strategy, data=st.data())
+def test_required_terms_are_index_terms_of_every_matching_text(
+    text: str, data: st.DataObject
+) -> None:
+    """Narrowing by terms never drops a page that the text scan would match."""
+    query = query_from(text, data)
+    assume(query.strip())
+    if fast(text, query):
+        indexed = set(words(index_text(text)))
+        assert set(required_terms(query)) <= indexed
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "count"),
+    [
+        ("The Transformer architecture", "transformer ARCHITECTURE", 1),
+        ("transformer\n  architecture", "transformer architecture", 1),
+        ("the architec-\nture of", "architecture", 1),
+        ("the architec-\r\n  ture of", "architecture", 1),
+        ("state-of-the-\nart", "state-of-the-art", 1),
+        ("aaaa", "aa", 3),  # overlapping occurrences all count
+        ("c++ and C++", "c++", 2),
+        ("e.g. and E.G.", "e.g.", 2),
+        ("pi is 3.14159", "3.14", 1),
+        ("STRASSE and straße", "Strasse", 2),
+        ("ﬁnancial", "financial", 1),
+        ("word", "wordy", 0),
+        ("at the end", "end", 1),
+        ("start here", "start", 1),
+    ],
+)
+def test_examples(text: str, query: str, count: int) -> None:
+    assert len(fast(text, query)) == count
+    assert len(brute_force(text, query)) == count
+
+
+def test_match_offsets_point_at_original_text() -> None:
+    text = "Die Straße ist STRASSE."
+    spans = fast(text, "strasse")
+    assert [text[s:e] for s, e in spans] == ["Straße", "STRASSE"]
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t", "x" * 2001])
+def test_bad_queries_are_refused(query: str) -> None:
+    with pytest.raises(InvalidQuery):
+        normalize_query(query)
+
+
+def test_index_text_holds_parts_and_joins_of_hyphenated_words() -> None:
+    indexed = words(index_text("a well-\nknown b-\nc-\nd"))
+    assert {"well", "known", "wellknown", "b", "c", "d", "bc", "cd", "bcd"} <= set(indexed)
+    assert index_text("no hyphens here") == "no hyphens here"
+
+
+def test_required_terms_skip_fragments_at_query_ends() -> None:
+    assert required_terms("former archi") == []
+    assert required_terms("the transformer architecture") == ["transformer"]
+    assert required_terms("e.g. this") == ["g"]
+    assert required_terms("c++") == []
