@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pdfindex.adapters.base import FAILED, Extraction
+from pdfindex.errors import PdfIndexError
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ def _worker_main(conn: Connection, engine: str, memory_mb: int) -> None:
         pass
     from pdfindex.extract import extract_file
 
+    conn.send("ready")  # the time limit starts once imports are done
     while True:
         try:
             job = conn.recv()
@@ -50,6 +52,7 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        self.ready = False
         self.job: tuple[Any, Path] | None = None
         self.deadline = 0.0
 
@@ -75,6 +78,7 @@ class ExtractionPool:
         self.engine, self.size, self.timeout, self.memory_mb = engine, workers, timeout, memory_mb
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
+        self._start_failures = 0
 
     def __enter__(self) -> ExtractionPool:
         return self
@@ -97,30 +101,46 @@ class ExtractionPool:
             self._workers.append(self._spawn())
         while pending or any(w.job for w in self._workers):
             for worker in self._workers:
-                if worker.job is None and pending:
+                if worker.ready and worker.job is None and pending:
                     worker.job = pending.pop()
                     worker.deadline = time.monotonic() + self.timeout
                     worker.conn.send(str(worker.job[1]))
             busy = [w for w in self._workers if w.job is not None]
-            wait_for = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-            ready = wait([w.conn for w in busy], timeout=wait_for)
-            for worker in busy:
-                key, path = worker.job  # type: ignore[misc]
+            waiting = [w for w in self._workers if w.job is not None or not w.ready]
+            timeout = min((w.deadline for w in busy), default=time.monotonic() + 60)
+            ready = wait([w.conn for w in waiting], timeout=max(0.0, timeout - time.monotonic()))
+            for worker in waiting:
                 if worker.conn in ready:
-                    try:
-                        result = Extraction.from_dict(worker.conn.recv())
-                    except (EOFError, OSError):
-                        code = worker.process.exitcode
-                        result = self._failed(f"extraction worker crashed (exit code {code})")
-                        yield key, result
-                        self._replace(worker)
-                        continue
-                    worker.job = None
-                    yield key, result
-                elif time.monotonic() >= worker.deadline:
+                    yield from self._receive(worker)
+                elif worker.job is not None and time.monotonic() >= worker.deadline:
+                    key, path = worker.job
                     log.warning("extraction of %s timed out after %ss", path, self.timeout)
                     yield key, self._failed(f"timeout: extraction took over {self.timeout:g} s")
                     self._replace(worker)
+
+    def _receive(self, worker: _Worker) -> Iterator[tuple[Any, Extraction]]:
+        """Take one message from a worker: its start-up signal, a result, or its death."""
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            code = worker.process.exitcode
+            if worker.job is not None:
+                yield worker.job[0], self._failed(f"extraction worker crashed (exit code {code})")
+            else:
+                self._start_failures += 1
+                if self._start_failures >= 3:
+                    raise PdfIndexError(
+                        f"extraction workers fail to start (exit code {code})"
+                    ) from None
+            self._replace(worker)
+            return
+        if message == "ready":
+            worker.ready = True
+            self._start_failures = 0
+            return
+        key = worker.job[0]  # type: ignore[index]
+        worker.job = None
+        yield key, Extraction.from_dict(message)
 
     def _failed(self, reason: str) -> Extraction:
         return Extraction(status=FAILED, error=reason, engine=self.engine)

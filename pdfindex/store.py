@@ -139,11 +139,10 @@ class Store:
         if searcher is None:
             searcher = self._ix.searcher()
         elif not searcher.up_to_date():
-            try:
-                searcher = searcher.refresh()  # reuses the readers of unchanged segments
-            except TypeError:  # whoosh cannot refresh a searcher of an empty index
-                searcher.close()
-                searcher = self._ix.searcher()
+            # Not searcher.refresh(): whoosh's reader reuse keeps merged-away segments and
+            # stale deletion sets, so replaced pages would come back.
+            searcher.close()
+            searcher = self._ix.searcher()
         self._local.searcher = searcher
         return searcher
 

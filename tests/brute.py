@@ -7,7 +7,7 @@ compiling a regex, so the property tests compare two different implementations.
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 HYPHENS = "-\u00ad\u2010"
 
@@ -58,7 +58,7 @@ def brute_force(text: str, query: str) -> list[tuple[int, set[int]]]:
     items = query_items(query)
     n = len(folded)
 
-    @lru_cache(maxsize=None)
+    @cache
     def ends_from(position: int, item: int) -> frozenset[int]:
         if item == len(items):
             return frozenset([position])

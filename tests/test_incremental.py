@@ -1,0 +1,176 @@
+"""Incremental indexing: what is re-parsed after touch, modify, rename, copy, delete, add."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from pdfindex.errors import IndexLocked
+from pdfindex.service import PdfIndex
+from tests import pdfgen
+from tests.conftest import make_settings
+
+
+def consistent(index: PdfIndex) -> None:
+    """Catalog and page records agree; no page twice."""
+    catalog = index.store.catalog()
+    pages = index.store.pages()
+    seen = [(p.path, p.page) for p in pages]
+    assert len(seen) == len(set(seen))
+    for path, record in catalog.items():
+        numbers = sorted(n for p, n in seen if p == path)
+        assert numbers == list(range(1, record.pages + 1)), path
+    assert {p for p, _ in seen} <= set(catalog)
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> tuple[PdfIndex, Path]:
+    files = tmp_path / "files"
+    files.mkdir()
+    pdfgen.write_pdf(files / "one.pdf", ["apple orchard", "banana split"])
+    pdfgen.write_pdf(files / "two.pdf", ["cherry pie"])
+    pdfgen.write_pdf(files / "three.pdf", ["date palm"])
+    index = PdfIndex(make_settings(tmp_path))
+    first = index.reindex()
+    assert (first.added, first.parsed, first.pages) == (3, 3, 4)
+    yield index, files
+    index.close()
+
+
+def test_no_change_rescan_opens_nothing(small: tuple[PdfIndex, Path]) -> None:
+    index, _ = small
+    summary = index.reindex()
+    assert summary.parsed == 0 and summary.unchanged == 3 and summary.touched == 0
+
+
+def test_touch_reparses_nothing(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    later = time.time() + 10
+    os.utime(files / "one.pdf", (later, later))
+    summary = index.reindex()
+    assert (summary.touched, summary.parsed, summary.updated) == (1, 0, 0)
+    assert index.store.record("one.pdf").mtime == pytest.approx(later)
+    assert index.reindex().unchanged == 3
+    consistent(index)
+
+
+def test_modify_reparses_one_file(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    pdfgen.write_pdf(files / "two.pdf", ["cherry tart", "elderberry wine"])
+    summary = index.reindex()
+    assert (summary.updated, summary.parsed_paths) == (1, ["two.pdf"])
+    assert index.search_pdf("two", "elderberry")["query_exists"]
+    assert not index.search_pdf("two", "cherry pie")["query_exists"]
+    assert index.store.record("two.pdf").slug == "two"
+    consistent(index)
+
+
+def test_rename_is_a_move_without_parsing(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    (files / "moved").mkdir()
+    (files / "one.pdf").rename(files / "moved" / "One Renamed.pdf")
+    summary = index.reindex()
+    assert (summary.moved, summary.removed, summary.parsed) == (1, 0, 0)
+    assert index.search_pdf("moved/One Renamed", "banana")["query_exists"]
+    assert index.search_pdf("one", "banana")["file_exists"] is False
+    assert index.store.record("moved/One Renamed.pdf").slug == "moved_one_renamed"
+    consistent(index)
+
+
+def test_rename_without_cache_takes_pages_from_the_index(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    shutil.rmtree(index.settings.index_dir / "cache")
+    (files / "one.pdf").rename(files / "uno.pdf")
+    summary = index.reindex()
+    assert (summary.moved, summary.parsed) == (1, 0)
+    assert index.search_pdf("uno", "apple orchard")["query_exists"]
+    consistent(index)
+
+
+def test_copy_uses_the_cache(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    shutil.copy(files / "two.pdf", files / "two-copy.pdf")
+    summary = index.reindex()
+    assert (summary.added, summary.parsed, summary.from_cache) == (1, 0, 1)
+    assert index.search_pdf("two-copy", "cherry")["query_exists"]
+    consistent(index)
+
+
+def test_delete_and_add(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    (files / "three.pdf").unlink()
+    pdfgen.write_pdf(files / "four.pdf", ["fig jam"])
+    summary = index.reindex()
+    assert (summary.removed, summary.added, summary.parsed_paths) == (1, 1, ["four.pdf"])
+    assert set(index.store.catalog()) == {"one.pdf", "two.pdf", "four.pdf"}
+    assert not [p for p in index.store.pages() if p.path == "three.pdf"]
+    consistent(index)
+
+
+def test_full_rebuild_reparses_nothing_cached(small: tuple[PdfIndex, Path]) -> None:
+    index, _ = small
+    summary = index.reindex(full=True)
+    assert (summary.added, summary.parsed, summary.from_cache, summary.pages) == (3, 0, 3, 4)
+    assert index.search_pdf("one", "banana")["query_exists"]
+    consistent(index)
+
+
+def test_slug_clash_gets_a_suffix_and_slugs_stay_stable(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    pdfgen.write_pdf(files / "One.PDF", ["upper case twin"])
+    index.reindex()
+    slugs = {p: r.slug for p, r in index.store.catalog().items()}
+    assert slugs["one.pdf"] == "one" and slugs["One.PDF"] == "one_2"
+    pdfgen.write_pdf(files / "one.pdf", ["apple changed"])
+    index.reindex()
+    assert index.store.record("one.pdf").slug == "one"
+
+
+def test_a_hanging_or_slow_file_times_out_and_the_run_goes_on(tmp_path: Path, corpus: Path) -> None:
+    files = tmp_path / "files"
+    files.mkdir()
+    shutil.copy(corpus / "large.pdf", files / "large.pdf")
+    pdfgen.write_pdf(files / "small.pdf", ["still indexed"])
+    index = PdfIndex(make_settings(tmp_path, timeout=0.05, workers=1))
+    summary = index.reindex()
+    assert summary.failures.get("large.pdf", "").startswith("timeout")
+    assert index.store.record("large.pdf").status == "failed"
+    assert index.search_pdf("small", "still indexed")["query_exists"]
+    index.close()
+
+
+def test_failed_files_are_retried_when_they_change(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    pdfgen.write_corrupt_pdf(files / "bad.pdf")
+    assert index.reindex().failed == 1
+    assert index.reindex().parsed == 0  # unchanged: not retried every scan
+    pdfgen.write_pdf(files / "bad.pdf", ["repaired now"])
+    summary = index.reindex()
+    assert summary.parsed_paths == ["bad.pdf"] and summary.failed == 0
+    assert index.store.record("bad.pdf").status == "ok"
+
+
+def test_a_second_writer_gets_a_clear_error(small: tuple[PdfIndex, Path]) -> None:
+    index, _ = small
+    other = PdfIndex(make_settings(index.settings.root, lock_timeout=0.3))
+    with index.store.writer(timeout=1):
+        with pytest.raises(IndexLocked, match="another pdfindex process"):
+            other.reindex()
+    assert other.reindex().unchanged == 3  # works once the lock is free
+    other.close()
+
+
+def test_symlinks_leading_outside_are_not_followed(small: tuple[PdfIndex, Path], tmp_path: Path) -> None:
+    index, files = small
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    pdfgen.write_pdf(outside / "secret.pdf", ["top secret"])
+    (files / "link.pdf").symlink_to(outside / "secret.pdf")
+    (files / "loop").symlink_to(files)
+    index.reindex()
+    assert "link.pdf" not in index.store.catalog()
+    assert not index.exact("top secret")[0]
