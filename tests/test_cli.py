@@ -22,7 +22,9 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def root(tmp_path: Path) -> Path:
     files = tmp_path / "files"
     files.mkdir()
-    pdfgen.write_pdf(files / "guide.pdf", ["The transformer architecture\nexplained.", "Second page"])
+    pdfgen.write_pdf(
+        files / "guide.pdf", ["The transformer architecture\nexplained.", "Second page"]
+    )
     pdfgen.write_pdf(files / "notes.pdf", ["Quick brown fox. State of the art."])
     pdfgen.write_corrupt_pdf(files / "broken.pdf")
     return tmp_path
@@ -80,7 +82,11 @@ def test_search_kinds_and_exit_codes(root: Path) -> None:
 def test_extract_prints_pages(root: Path) -> None:
     run(root, "reindex")
     result = run(root, "extract", "guide", "--pages", "2")
-    assert result.exit_code == 0 and "Second page" in result.stdout and "transformer" not in result.stdout
+    assert (
+        result.exit_code == 0
+        and "Second page" in result.stdout
+        and "transformer" not in result.stdout
+    )
 
 
 @pytest.mark.parametrize(
@@ -128,7 +134,7 @@ def test_environment_and_toml_configuration(root: Path, monkeypatch: pytest.Monk
 
 def test_every_command_has_help_and_a_readme_section() -> None:
     readme = README.read_text()
-    for name, command in main.commands.items():
+    for name in main.commands:
         result = CliRunner().invoke(main, [name, "--help"])
         assert result.exit_code == 0 and "Example" in result.stdout, name
         assert f"pdfindex {name}" in readme, name

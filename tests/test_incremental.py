@@ -164,7 +164,9 @@ def test_a_second_writer_gets_a_clear_error(small: tuple[PdfIndex, Path]) -> Non
     other.close()
 
 
-def test_symlinks_leading_outside_are_not_followed(small: tuple[PdfIndex, Path], tmp_path: Path) -> None:
+def test_symlinks_leading_outside_are_not_followed(
+    small: tuple[PdfIndex, Path], tmp_path: Path
+) -> None:
     index, files = small
     outside = tmp_path / "outside"
     outside.mkdir()

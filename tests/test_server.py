@@ -56,7 +56,9 @@ async def _session_calls(root: Path) -> dict:
         out["absent_file"] = await call("search_pdf", {"pdf_name": "nothing", "query": "x"})
         out["corrupt"] = await call("search_pdf", {"pdf_name": "corrupt", "query": "x"})
         out["locked"] = await call("search_pdf", {"pdf_name": "locked", "query": "x"})
-        out["traversal"] = await call("search_pdf", {"pdf_name": "../outside/secret", "query": "top"})
+        out["traversal"] = await call(
+            "search_pdf", {"pdf_name": "../outside/secret", "query": "top"}
+        )
         out["symlink"] = await call("search_pdf", {"pdf_name": "escape", "query": "top"})
         out["bad_topk"] = await call("search_pdf", {"pdf_name": "multi", "query": "x", "topk": 0})
         out["empty_query"] = await call("search_pdf", {"pdf_name": "multi", "query": "  "})
@@ -114,7 +116,9 @@ def test_hostile_paths_and_bad_arguments_are_tool_errors(calls: dict) -> None:
         assert result.is_error
         assert "outside the files folder" in result.content[0].text
     assert calls["bad_topk"].is_error and "topk" in calls["bad_topk"].content[0].text
-    assert calls["empty_query"].is_error and "query is empty" in calls["empty_query"].content[0].text
+    assert (
+        calls["empty_query"].is_error and "query is empty" in calls["empty_query"].content[0].text
+    )
 
 
 def test_session_log_records_requests_and_results(project: Path, calls: dict) -> None:

@@ -1,0 +1,1 @@
+"""Benchmarks for pdfindex (run by hand; never asserted as time limits in tests)."""
