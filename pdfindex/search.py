@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdfindex.errors import InvalidQuery
-from pdfindex.store import PageHit, PageText, Store
+from pdfindex.store import PageCandidates, PageHit, PageRef, Store
 from pdfindex.textmatch import (
     compile_query,
     find_spans,
     fold,
     normalize_query,
+    required_prefixes,
     required_terms,
     to_original,
 )
@@ -53,51 +54,39 @@ def exact_search(
     check_range("limit", limit, 1, MAX_LIMIT)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
     pattern = compile_query(query)
-    pages = sorted(
-        store.pages(slug=slug, terms=required_terms(query)), key=lambda p: (p.path, p.page)
+    found = store.candidates(
+        slug=slug, terms=required_terms(query), prefixes=required_prefixes(query)
     )
-    by_page = {(p.slug, p.page): p.text for p in pages}
     matches: list[ExactMatch] = []
-    for page in pages:
-        folded, offsets = fold(page.text)
+    for ref in found.refs:
+        text = found.text(ref)
+        folded, offsets = fold(text)
         for span in find_spans(pattern, folded):
             if len(matches) == limit:
                 return matches, True
             start, end = to_original(offsets, *span)
-            context = _context(store, by_page, page, start, end, context_length)
-            matches.append(ExactMatch(page.path, page.slug, page.page, start, end, context))
+            context = _context(found, ref, text, start, end, context_length)
+            matches.append(ExactMatch(ref.path, ref.slug, ref.page, start, end, context))
     return matches, False
 
 
 def _context(
-    store: Store,
-    known: dict[tuple[str, int], str],
-    page: PageText,
-    start: int,
-    end: int,
-    length: int,
+    found: PageCandidates, ref: PageRef, text: str, start: int, end: int, length: int
 ) -> str:
     """About length/2 characters each side of the match, marked **like this**."""
     want_before = length // 2
     want_after = length - want_before
-    text = page.text
     before = text[max(0, start - want_before) : start]
     after = text[end : end + want_after]
-    if len(before) < want_before and page.page > 1:
-        previous = _neighbour(store, known, page.slug, page.page - 1)
+    if len(before) < want_before and ref.page > 1:
+        previous = found.page_text(ref.slug, ref.page - 1)
         if previous is not None:
             before = (previous + "\n" + before)[-want_before:]
     if len(after) < want_after:
-        following = _neighbour(store, known, page.slug, page.page + 1)
+        following = found.page_text(ref.slug, ref.page + 1)
         if following is not None:
             after = (after + "\n" + following)[:want_after]
     return f"{before}**{text[start:end]}**{after}"
-
-
-def _neighbour(store: Store, known: dict[tuple[str, int], str], slug: str, page: int) -> str | None:
-    if (slug, page) not in known:
-        known[(slug, page)] = store.page_text(slug, page)  # type: ignore[assignment]
-    return known[(slug, page)]
 
 
 def ranked_search(

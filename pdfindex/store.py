@@ -20,13 +20,13 @@ from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.index import LockError
 from whoosh.qparser import FuzzyTermPlugin, QueryParser
-from whoosh.query import And, NumericRange, Query, Term
+from whoosh.query import And, NumericRange, Prefix, Query, Term
 from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
 from pdfindex.errors import IndexLocked, InvalidQuery
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 3
 _FORMAT_FILE = "pdfindex-format.json"
 PAGE, FILE = "page", "file"
 
@@ -49,9 +49,9 @@ def page_analyzer() -> Any:
 def make_schema() -> Schema:
     return Schema(
         kind=ID(),
-        path=ID(stored=True),
-        slug=ID(stored=True),
-        page=NUMERIC(int, stored=True),  # signed=False breaks NumericRange in 2.7
+        path=ID(stored=True, sortable=True),
+        slug=ID(stored=True, sortable=True),
+        page=NUMERIC(int, stored=True, sortable=True),  # signed=False breaks NumericRange
         content=TEXT(analyzer=page_analyzer(), phrase=True),
         text=STORED(),
         record=STORED(),
@@ -84,6 +84,47 @@ class PageText:
     slug: str
     page: int
     text: str
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """A page found by the index, its text not loaded yet."""
+
+    path: str
+    slug: str
+    page: int
+    docnum: int
+
+
+class PageCandidates:
+    """Candidate pages bound to the searcher that found them (document numbers are only
+    valid for that searcher), so texts can be loaded lazily and consistently."""
+
+    def __init__(self, searcher: Searcher, refs: list[PageRef]) -> None:
+        self._searcher = searcher
+        self.refs = refs
+        self._by_page = {(r.slug, r.page): r.docnum for r in refs}
+        self._texts: dict[int, str] = {}
+
+    def text(self, ref: PageRef) -> str:
+        return self._load(ref.docnum)
+
+    def page_text(self, slug: str, page: int) -> str | None:
+        """Any page of a document (the neighbours of a match, for its context)."""
+        docnum = self._by_page.get((slug, page))
+        if docnum is None:
+            # slug and page alone: intersecting the short posting lists is cheap.
+            query = And([Term("slug", slug), Term("page", page)])
+            docnum = next(iter(self._searcher.docs_for_query(query)), None)
+            if docnum is None:
+                return None
+            self._by_page[(slug, page)] = docnum
+        return self._load(docnum)
+
+    def _load(self, docnum: int) -> str:
+        if docnum not in self._texts:
+            self._texts[docnum] = self._searcher.stored_fields(docnum)["text"]
+        return self._texts[docnum]
 
 
 @dataclass
@@ -176,12 +217,28 @@ class Store:
             found.append(PageText(f["path"], f["slug"], f["page"], f["text"]))
         return found
 
-    def page_text(self, slug: str, page: int) -> str | None:
+    def candidates(
+        self,
+        slug: str | None = None,
+        terms: list[str] | None = None,
+        prefixes: list[str] | None = None,
+    ) -> PageCandidates:
+        """Pages holding all `terms` and a word starting with each of `prefixes`, in
+        (path, page) order, with their text loaded only when asked for."""
         s = self.searcher()
-        q = And([self._pages_of(slug), Term("page", page)])
-        for n in s.docs_for_query(q):
-            return s.stored_fields(n)["text"]
-        return None
+        # Only pages have content terms and a slug term (catalog records have neither),
+        # so the long `kind` posting list is intersected only when nothing else narrows.
+        clauses: list[Query] = [Term("content", t) for t in terms or []]
+        clauses += [Prefix("content", p) for p in prefixes or []]
+        if slug is not None:
+            clauses.append(Term("slug", slug))
+        if not clauses:
+            clauses.append(Term("kind", PAGE))
+        reader = s.reader()
+        paths, slugs, pages = (reader.column_reader(f) for f in ("path", "slug", "page"))
+        refs = [PageRef(paths[n], slugs[n], pages[n], n) for n in s.docs_for_query(And(clauses))]
+        refs.sort(key=lambda r: (r.path, r.page))
+        return PageCandidates(s, refs)
 
     @staticmethod
     def _pages_of(slug: str | None) -> Query:
@@ -297,7 +354,7 @@ class StoreWriter:
                 content=indexed,
                 text=text,
             )
-        self._raw.add_document(kind=FILE, path=record.path, slug=record.slug, record=asdict(record))
+        self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
 
     def remove_file(self, path: str) -> None:
         self._raw.delete_by_term("path", path)
@@ -305,4 +362,4 @@ class StoreWriter:
     def replace_record(self, record: FileRecord) -> None:
         """New catalog data (mtime after a touch) for a file whose pages stay."""
         self._raw.delete_by_query(And([Term("kind", FILE), Term("path", record.path)]))
-        self._raw.add_document(kind=FILE, path=record.path, slug=record.slug, record=asdict(record))
+        self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))

@@ -24,6 +24,7 @@ _JOINABLE = re.compile(rf"\w+(?:[{HYPHENS}]{_LINE_BREAK}\w+)+")
 _BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{_LINE_BREAK}")
 _WORD = re.compile(r"\w+")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+_LAST_ASCII_WORD = re.compile(r"(?<!\w)[A-Za-z0-9_]+\Z")
 _MAX_JOIN_PARTS = 8
 
 
@@ -106,6 +107,16 @@ def required_terms(query: str) -> list[str]:
         if _is_boundary(before) and _is_boundary(after):
             terms.append(match.group().casefold())
     return sorted(set(terms))
+
+
+def required_prefixes(query: str, min_length: int = 3) -> list[str]:
+    """A word every matching page holds a term starting with: the query's last word, when
+    it has a space or punctuation before it (it may be cut short at its end only)."""
+    text = normalize_query(query)
+    match = _LAST_ASCII_WORD.search(text)
+    if match is None or match.start() == 0 or len(match.group()) < min_length:
+        return []
+    return [match.group().casefold()] if _is_boundary(text[match.start() - 1]) else []
 
 
 def _is_boundary(char: str) -> bool:

@@ -15,6 +15,7 @@ from pdfindex.textmatch import (
     fold,
     index_text,
     normalize_query,
+    required_prefixes,
     required_terms,
     to_original,
     words,
@@ -99,6 +100,8 @@ def test_required_terms_are_index_terms_of_every_matching_text(
     if fast(text, query):
         indexed = set(words(index_text(text)))
         assert set(required_terms(query)) <= indexed
+        for prefix in required_prefixes(query, min_length=1):
+            assert any(word.startswith(prefix) for word in indexed), prefix
 
 
 @pytest.mark.parametrize(
@@ -141,6 +144,13 @@ def test_index_text_holds_parts_and_joins_of_hyphenated_words() -> None:
     indexed = words(index_text("a well-\nknown b-\nc-\nd"))
     assert {"well", "known", "wellknown", "b", "c", "d", "bc", "cd", "bcd"} <= set(indexed)
     assert index_text("no hyphens here") == "no hyphens here"
+
+
+def test_required_prefixes_only_for_a_last_word_after_a_boundary() -> None:
+    assert required_prefixes("page marker p0031") == ["p0031"]
+    assert required_prefixes("people") == []  # may be the middle of a word
+    assert required_prefixes("x café") == []  # not ASCII
+    assert required_prefixes("a ab") == []  # too short to narrow well
 
 
 def test_required_terms_skip_fragments_at_query_ends() -> None:
