@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
@@ -109,10 +111,11 @@ def main() -> None:
 
 @main.command()
 @common_options
+@click.option("--no-watch", is_flag=True, help="Do not follow changes in the files folder.")
 @click.pass_context
 @handle_errors
-def serve(ctx: click.Context) -> None:
-    """Serve the MCP tools over stdio (indexes files/ first, in the background).
+def serve(ctx: click.Context, no_watch: bool) -> None:
+    """Serve the MCP tools over stdio; keeps the index in step with the files folder.
 
     \b
     Example (an MCP client's configuration):
@@ -123,7 +126,45 @@ def serve(ctx: click.Context) -> None:
     settings = _settings(ctx)
     log_file = setup_logging(settings.log_dir)
     click.echo(f"pdfindex: serving {settings.files_dir} over stdio; log {log_file}", err=True)
-    run_server(settings)
+    run_server(settings, watch=not no_watch)
+
+
+@main.command()
+@common_options
+@click.pass_context
+@handle_errors
+def watch(ctx: click.Context) -> None:
+    """Keep the index in step with the files folder, in the foreground (Ctrl-C stops).
+
+    \b
+    Example:
+      pdfindex watch --root ~/papers
+    """
+    from pdfindex.live import LiveIndex
+
+    settings = _settings(ctx)
+    setup_logging(settings.log_dir)
+    index = open_index(ctx)
+
+    def show(summary: Summary) -> None:
+        click.echo(f"{time.strftime('%H:%M:%S')} {summary.line()}")
+        for path, reason in sorted(summary.failures.items()):
+            click.echo(f"  failed: {path}: {reason}", err=True)
+
+    def terminate(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
+    live = LiveIndex(index, on_summary=show).start()
+    click.echo(f"watching {settings.files_dir} (Ctrl-C to stop)", err=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.close()
+        click.echo("stopped", err=True)
 
 
 def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
@@ -148,10 +189,17 @@ def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
 @main.command()
 @common_options
 @click.option("--full", is_flag=True, help="Rebuild from scratch (cached text is reused).")
+@click.option(
+    "--commit-every",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Commit at least this often (seconds), so an interrupted run keeps its work.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.pass_context
 @handle_errors
-def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
+def reindex(ctx: click.Context, full: bool, commit_every: float, as_json: bool) -> None:
     """Bring the index up to date with the files folder.
 
     \b
@@ -163,7 +211,7 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
     index = open_index(ctx)
     update, finish = _progress_bar()
     try:
-        summary = index.reindex(full=full, progress=update)
+        summary = index.reindex(full=full, progress=update, commit_interval=commit_every)
     finally:
         finish()
     if as_json:

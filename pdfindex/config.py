@@ -24,7 +24,7 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "extractor": ("pdfium", str),
     "timeout": (120.0, float),
     "workers": (0, int),  # 0 = all cores
-    "memory_mb": (4096, int),  # address-space cap per extraction worker
+    "memory_mb": (4096, int),  # extra address space per extraction worker after start-up
     "max_response_chars": (100_000, int),
     "lock_timeout": (10.0, float),
 }

@@ -24,15 +24,9 @@ log = logging.getLogger(__name__)
 def _worker_main(conn: Connection, engine: str, memory_mb: int) -> None:
     """Worker loop: receive a path, send back the extraction as a dict."""
     os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
-    try:
-        import resource
-
-        limit = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, ValueError, OSError):
-        pass
     from pdfindex.extract import extract_file
 
+    _cap_memory(memory_mb)
     conn.send("ready")  # the time limit starts once imports are done
     while True:
         try:
@@ -42,6 +36,20 @@ def _worker_main(conn: Connection, engine: str, memory_mb: int) -> None:
         if job is None:
             return
         conn.send(extract_file(Path(job), engine).to_dict())
+
+
+def _cap_memory(memory_mb: int) -> None:
+    """Allow the worker `memory_mb` of address space beyond what it has after start-up,
+    so a PDF that blows up memory fails in its worker (MemoryError or a crash)."""
+    try:
+        import resource
+
+        with open("/proc/self/status", encoding="ascii") as status:
+            vm_kb = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
+        limit = (vm_kb * 1024) + memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, OSError, ValueError, StopIteration):
+        log.warning("cannot cap the memory of extraction workers on this system")
 
 
 class _Worker:
@@ -125,7 +133,10 @@ class ExtractionPool:
         except (EOFError, OSError):
             code = worker.process.exitcode
             if worker.job is not None:
-                yield worker.job[0], self._failed(f"extraction worker crashed (exit code {code})")
+                reason = (
+                    f"extraction worker crashed (exit code {code}; memory cap {self.memory_mb} MB)"
+                )
+                yield worker.job[0], self._failed(reason)
             else:
                 self._start_failures += 1
                 if self._start_failures >= 3:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import threading
+import os
+import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -22,48 +22,18 @@ from pydantic import Field
 
 from pdfindex.config import Settings
 from pdfindex.errors import PdfIndexError
+from pdfindex.live import LiveIndex
 from pdfindex.service import NOT_INDEXED, PdfIndex
 
 log = logging.getLogger("pdfindex.server")
 F = TypeVar("F", bound=Callable[..., Any])
-CATCH_UP_WAIT = 30.0
+PENDING_WAIT = 30.0
 
 INSTRUCTIONS = """\
 pdfindex answers searches over a folder of PDFs from a persistent full-text index.
 search_pdf(pdf_name, query): exact, case-insensitive occurrences of `query` in one PDF
 (name relative to the files folder, without .pdf), each with surrounding context and the
 match marked **like this**."""
-
-
-@dataclass
-class AppState:
-    """What every tool reads: the open index and the start-up catch-up scan."""
-
-    index: PdfIndex
-    ready: threading.Event = field(default_factory=threading.Event)
-    stop: threading.Event = field(default_factory=threading.Event)
-    thread: threading.Thread | None = None
-
-    def start_catch_up(self) -> None:
-        self.thread = threading.Thread(target=self._catch_up, name="pdfindex-catch-up", daemon=True)
-        self.thread.start()
-
-    def _catch_up(self) -> None:
-        try:
-            summary = self.index.reindex(commit_interval=5.0, should_stop=self.stop.is_set)
-            log.info("catch-up scan: %s", summary.line())
-        except PdfIndexError as exc:
-            log.warning("catch-up scan skipped: %s (serving the index as it is)", exc)
-        except Exception:
-            log.exception("catch-up scan failed (serving the index as it is)")
-        finally:
-            self.ready.set()
-
-    def close(self) -> None:
-        self.stop.set()
-        if self.thread is not None:
-            self.thread.join(timeout=30)
-        self.index.close()
 
 
 def _logged(fn: F) -> F:
@@ -90,24 +60,31 @@ def _logged(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _state(ctx: Context) -> AppState:
+def _live(ctx: Context) -> LiveIndex:
     return ctx.request_context.lifespan_context
 
 
-def build_server(settings: Settings, catch_up: bool = True) -> MCPServer:
-    """An MCPServer whose lifespan opens the index (and brings it up to date)."""
+def open_live_index(settings: Settings, watch: bool = True) -> LiveIndex:
+    """The open index with its writer thread (catch-up scan, then the watcher)."""
+    return LiveIndex(PdfIndex(settings), watch=watch).start()
+
+
+def build_server(
+    settings: Settings, live: LiveIndex | None = None, watch: bool = True
+) -> MCPServer:
+    """An MCPServer over `live`, or over a LiveIndex its lifespan opens and closes."""
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer) -> AsyncIterator[AppState]:
-        state = AppState(PdfIndex(settings))
-        if catch_up:
-            state.start_catch_up()
-        else:
-            state.ready.set()
+    async def lifespan(_server: MCPServer) -> AsyncIterator[LiveIndex]:
+        if live is not None:
+            yield live
+            return
+        own = open_live_index(settings, watch=watch)
         try:
-            yield state
+            yield own
         finally:
-            state.close()
+            own.close()
+            own.index.close()
 
     server = MCPServer("pdfindex", instructions=INSTRUCTIONS, lifespan=lifespan)
 
@@ -150,11 +127,11 @@ def build_server(settings: Settings, catch_up: bool = True) -> MCPServer:
         Returns {file_exists, query_exists, matches}; `error` says why a file could not be
         searched (parse failure, encrypted, no text layer).
         """
-        state = _state(ctx)
-        result = state.index.search_pdf(pdf_name, query, context_length=context_length, topk=topk)
-        if result.get("error") == NOT_INDEXED and not state.ready.is_set():
-            state.ready.wait(CATCH_UP_WAIT)  # the start-up scan has not reached it yet
-            result = state.index.search_pdf(
+        live = _live(ctx)
+        result = live.index.search_pdf(pdf_name, query, context_length=context_length, topk=topk)
+        if result.get("error") == NOT_INDEXED and live.pending:
+            live.wait_idle(PENDING_WAIT)  # just landed, or the start-up scan is on its way
+            result = live.index.search_pdf(
                 pdf_name, query, context_length=context_length, topk=topk
             )
         return result
@@ -162,6 +139,29 @@ def build_server(settings: Settings, catch_up: bool = True) -> MCPServer:
     return server
 
 
-def serve(settings: Settings, catch_up: bool = True) -> None:
-    """Run the MCP server over stdio until the client closes stdin."""
-    build_server(settings, catch_up=catch_up).run("stdio")
+def serve(settings: Settings, watch: bool = True) -> None:
+    """Run the MCP server over stdio until stdin closes or SIGTERM; then stop the
+    watcher, commit what the writer has, and join every thread."""
+    live = open_live_index(settings, watch=watch)
+
+    def shut_down() -> None:
+        live.close()
+        live.index.close()
+        log.info("server stopped")
+
+    def terminate(_signum: int, _frame: object) -> None:
+        # The SDK's stdin reader thread cannot be woken, so after a clean shutdown of
+        # our own threads the process ends here rather than in the event loop.
+        log.info("stopping on signal %s", _signum)
+        shut_down()
+        logging.shutdown()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGINT, terminate)
+    try:
+        build_server(settings, live=live).run("stdio")
+    except KeyboardInterrupt:
+        log.info("stopping on Ctrl-C")
+    finally:
+        shut_down()
