@@ -109,6 +109,7 @@ class Indexer:
         self.store = store
         self.cache = cache
         self.engine_version = get_adapter(settings.extractor).version
+        self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
 
     def reindex(
         self,
@@ -234,14 +235,22 @@ class Indexer:
     ) -> Generator[tuple[_Job, Extraction], None, None]:
         if not jobs:
             return
-        s = self.settings
-        workers = min(s.worker_count, len(jobs))
-        with ExtractionPool(s.extractor, workers, s.timeout, s.memory_mb) as pool:
+        pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, len(jobs)))
+        try:
             for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
                 summary.parsed += 1
                 summary.parsed_paths.append(job.file.path)
                 self.cache.put(job.sha, self.engine_version, extraction)
                 yield job, extraction
+        finally:
+            if pool is self.shared_pool:
+                pool.reset()
+            else:
+                pool.close()
+
+    def new_pool(self, workers: int | None = None) -> ExtractionPool:
+        s = self.settings
+        return ExtractionPool(s.extractor, workers or s.worker_count, s.timeout, s.memory_mb)
 
     # -- writing -------------------------------------------------------------------
 

@@ -67,6 +67,9 @@ class LiveIndex:
     # -- life cycle ------------------------------------------------------------------
 
     def start(self) -> LiveIndex:
+        pool = self.index.indexer.new_pool()
+        pool.warm()  # a landed file is extracted without waiting for a worker to start
+        self.index.indexer.shared_pool = pool
         self._thread = threading.Thread(target=self._run, name="pdfindex-writer", daemon=True)
         self._thread.start()
         if self.watch:
@@ -91,6 +94,9 @@ class LiveIndex:
         if self._thread is not None:
             self._thread.join(timeout=60)
             self._thread = None
+        pool, self.index.indexer.shared_pool = self.index.indexer.shared_pool, None
+        if pool is not None:
+            pool.close()
 
     @property
     def watching(self) -> bool:

@@ -99,6 +99,16 @@ class ExtractionPool:
             worker.stop(kill=worker.job is not None)
         self._workers = []
 
+    def warm(self) -> None:
+        """Start every worker now, so the first file waits for no start-up."""
+        while len(self._workers) < self.size:
+            self._workers.append(self._spawn())
+
+    def reset(self) -> None:
+        """Drop the work of an abandoned run: workers still busy are replaced."""
+        for worker in [w for w in self._workers if w.job is not None]:
+            self._replace(worker)
+
     def _spawn(self) -> _Worker:
         return _Worker(self._ctx, self.engine, self.memory_mb)
 

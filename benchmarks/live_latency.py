@@ -1,0 +1,60 @@
+"""File-landed-to-searchable latency with the watcher running.
+
+    python -m benchmarks.live_latency --root ROOT [--runs 20]
+
+Copies a small new PDF into ROOT/files, polls search_pdf every 20 ms until it finds the
+new text, removes the file again, and repeats; prints min/median/max seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from pdfindex.config import load_settings
+from pdfindex.live import LiveIndex
+from pdfindex.service import PdfIndex
+from tests.pdfgen import write_pdf
+
+
+def measure(root: Path, runs: int = 20, quiet: float = 1.0) -> list[float]:
+    """Seconds from the end of the write to the first search that finds the text."""
+    live = LiveIndex(PdfIndex(load_settings(root=root)), quiet=quiet).start()
+    live.caught_up.wait()
+    scratch = Path(tempfile.mkdtemp())
+    latencies = []
+    try:
+        for run in range(runs):
+            marker = f"landedmarker{run:03d}x"
+            source = write_pdf(scratch / f"{run}.pdf", [f"{marker} arrives", "second page"])
+            target = root / "files" / f"zz-landed-{run:03d}.pdf"
+            target.write_bytes(source.read_bytes())
+            landed = time.perf_counter()
+            while not live.index.search_pdf(target.stem, marker).get("query_exists"):
+                time.sleep(0.02)
+            latencies.append(time.perf_counter() - landed)
+            target.unlink()
+            live.wait_idle(30)
+    finally:
+        live.close()
+        live.index.close()
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    values = measure(args.root, args.runs)
+    print(
+        f"landed-to-searchable over {len(values)} runs: min {min(values):.2f} s, "
+        f"median {statistics.median(values):.2f} s, max {max(values):.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()
