@@ -321,8 +321,10 @@ class Store:
         else:
             if clear:
                 raw.commit(mergetype=CLEAR)
-            else:
+            elif wrapped.changed:
                 raw.commit(optimize=len(self._ix._segments()) > 12)
+            else:
+                raw.cancel()  # no new generation: readers keep their searchers
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.whoosh_dir.iterdir() if f.is_file())
@@ -342,9 +344,11 @@ class StoreWriter:
 
     def __init__(self, raw: Any) -> None:
         self._raw = raw
+        self.changed = False
 
     def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
         """`index_text` is what gets tokenised per page (page text plus joined hyphenations)."""
+        self.changed = True
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             self._raw.add_document(
                 kind=PAGE,
@@ -357,9 +361,11 @@ class StoreWriter:
         self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
 
     def remove_file(self, path: str) -> None:
+        self.changed = True
         self._raw.delete_by_term("path", path)
 
     def replace_record(self, record: FileRecord) -> None:
         """New catalog data (mtime after a touch) for a file whose pages stay."""
+        self.changed = True
         self._raw.delete_by_query(And([Term("kind", FILE), Term("path", record.path)]))
         self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
