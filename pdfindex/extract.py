@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pdfindex.adapters import fallback_for, get_adapter
+from pdfindex.adapters import adapter_name_for, fallback_for, get_adapter
 from pdfindex.adapters.base import ENCRYPTED, FAILED, EncryptedDocument, Extraction
 
 
@@ -17,9 +17,12 @@ def _describe(exc: BaseException) -> str:
 
 
 def extract_file(path: Path, engine: str) -> Extraction:
-    """Extract `path` with `engine`; a file it cannot read is retried with the other engine."""
+    """Extract `path` with its adapter (`engine` for PDFs); a PDF one engine cannot read is
+    retried with the other."""
+    first = adapter_name_for(path, engine) or engine
+    second = fallback_for(first)
     errors: list[str] = []
-    for name in (engine, fallback_for(engine)):
+    for name in (first, second) if second else (first,):
         adapter = get_adapter(name)
         try:
             return adapter.extract(path)
@@ -33,4 +36,4 @@ def extract_file(path: Path, engine: str) -> Extraction:
             )
         except Exception as exc:  # corrupt PDFs raise anything (TypeError, AssertionError, ...)
             errors.append(f"{name}: {_describe(exc)}")
-    return Extraction(status=FAILED, error="; ".join(errors), engine=get_adapter(engine).version)
+    return Extraction(status=FAILED, error="; ".join(errors), engine=get_adapter(first).version)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pdfindex.adapters import get_adapter, supported_extensions
+from pdfindex.adapters import adapter_name_for, get_adapter, supported_extensions
 from pdfindex.adapters.base import FAILED, Extraction
 from pdfindex.cache import ExtractionCache, file_sha256
 from pdfindex.config import Settings
@@ -122,7 +122,7 @@ class Indexer:
         self.settings = settings
         self.store = store
         self.cache = cache
-        self.engine_version = get_adapter(settings.extractor).version
+        self._versions: dict[str, str] = {}
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
 
     def reindex(
@@ -221,7 +221,7 @@ class Indexer:
                 del gone[source.path]
                 writer.remove_file(source.path)
             job = _Job(file, sha, slug, kind)
-            extraction = self.cache.get(sha, self.engine_version)
+            extraction = self.cache.get(sha, self.version_for(file.path))
             if extraction is None and source is not None:
                 extraction = self._from_index(source)
             if extraction is not None:
@@ -233,6 +233,13 @@ class Indexer:
             writer.remove_file(path)
             summary.removed += 1
         return jobs
+
+    def version_for(self, path: str) -> str:
+        """The cache key part naming the adapter that reads `path`, with its version."""
+        name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
+        if name not in self._versions:
+            self._versions[name] = get_adapter(name).version
+        return self._versions[name]
 
     def _from_index(self, record: FileRecord) -> Extraction:
         """A moved file's pages as the index holds them (when the cache lost them)."""
@@ -254,7 +261,7 @@ class Indexer:
             for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
                 summary.parsed += 1
                 summary.parsed_paths.append(job.file.path)
-                self.cache.put(job.sha, self.engine_version, extraction)
+                self.cache.put(job.sha, self.version_for(job.file.path), extraction)
                 yield job, extraction
         finally:
             if pool is self.shared_pool:

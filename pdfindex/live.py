@@ -62,11 +62,13 @@ class LiveIndex:
         self._last_event = 0.0
         self._busy = False
         self._thread: threading.Thread | None = None
+        self._started = time.monotonic()
         self._observer: Observer | None = None  # type: ignore[valid-type]
 
     # -- life cycle ------------------------------------------------------------------
 
     def start(self) -> LiveIndex:
+        self._started = time.monotonic()
         pool = self.index.indexer.new_pool()
         pool.warm()  # a landed file is extracted without waiting for a worker to start
         self.index.indexer.shared_pool = pool
@@ -107,6 +109,12 @@ class LiveIndex:
         """Changes seen but not yet committed (or being committed now)."""
         with self._changed:
             return self._busy or self._first_event is not None or not self.caught_up.is_set()
+
+    def wait_caught_up(self, grace: float) -> None:
+        """Wait for the catch-up scan, but never past `grace` seconds after start: a huge
+        first build must not hold every call back."""
+        if not self.caught_up.is_set():
+            self.caught_up.wait(max(0.0, self._started + grace - time.monotonic()))
 
     def notify(self) -> None:
         """Called (from observer threads) when something under the files folder changed."""

@@ -14,16 +14,21 @@ import os
 import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from pdfindex.adapters import describe as describe_adapters
 from pdfindex.config import Settings
 from pdfindex.errors import PdfIndexError
+from pdfindex.filetools import list_searchable_files as run_list_files
+from pdfindex.filetools import read_pdf as run_read_pdf
+from pdfindex.fuzzy import fuzzy_search as run_fuzzy_search
+from pdfindex.grep import search_in_file as run_search_in_file
 from pdfindex.live import LiveIndex
-from pdfindex.service import NOT_INDEXED, PdfIndex
+from pdfindex.service import NOT_INDEXED, PdfIndex, parse_pages
 
 log = logging.getLogger("pdfindex.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,9 +36,12 @@ PENDING_WAIT = 30.0
 
 INSTRUCTIONS = """\
 pdfindex answers searches over a folder of PDFs from a persistent full-text index.
-search_pdf(pdf_name, query): exact, case-insensitive occurrences of `query` in one PDF
-(name relative to the files folder, without .pdf), each with surrounding context and the
-match marked **like this**."""
+- search_pdf(pdf_name, query): exact occurrences in one PDF with context.
+- fuzzy_search(query, path): typo-tolerant search over many files, line by line.
+- search_in_file(file, pattern): regular expression in one file.
+- list_searchable_files(path), read_pdf(sources): what there is, and page texts.
+- extract_pdf_page(file, pages, output_format): pages as Markdown, HTML, text, LaTeX, DOCX.
+Paths are relative to the files folder."""
 
 
 def _logged(fn: F) -> F:
@@ -61,7 +69,10 @@ def _logged(fn: F) -> F:
 
 
 def _live(ctx: Context) -> LiveIndex:
-    return ctx.request_context.lifespan_context
+    """The live index; in the first seconds after start, once the catch-up scan is done."""
+    live: LiveIndex = ctx.request_context.lifespan_context
+    live.wait_caught_up(PENDING_WAIT)
+    return live
 
 
 def open_live_index(settings: Settings, watch: bool = True) -> LiveIndex:
@@ -136,7 +147,175 @@ def build_server(
             )
         return result
 
+    @server.tool()
+    @_logged
+    def fuzzy_search(
+        query: Annotated[
+            str | None,
+            Field(
+                description="Words to find, typos tolerated (1 edit for words of 4-7 letters, 2 "
+                "beyond). Omit to list the first lines of every document.",
+                max_length=2000,
+            ),
+        ] = None,
+        path: Annotated[
+            str,
+            Field(description="A folder or one file under the files folder ('.' = everything)."),
+        ] = ".",
+        file_types: Annotated[
+            list[str] | None,
+            Field(description="Only these extensions, e.g. ['pdf', 'md']; default all supported."),
+        ] = None,
+        interactive: Annotated[
+            bool,
+            Field(description="Interactive fzf needs a terminal; over MCP the answer is a batch."),
+        ] = True,
+        preview: Annotated[
+            bool, Field(description="Give each match with the line before and after it.")
+        ] = True,
+        max_results: Annotated[int, Field(description="Matches to return.", ge=1, le=500)] = 50,
+        offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Typo-tolerant search over every indexed file under `path`, line by line.
+
+        Returns {mode, matches: [{file, page, line_number, content, adapter}], total_matches};
+        `next_offset` when more matches are left.
+        """
+        return run_fuzzy_search(
+            _live(ctx).index, query, path, file_types, interactive, preview, max_results, offset
+        )
+
+    @server.tool()
+    @_logged
+    def search_in_file(
+        file: Annotated[str, Field(description="File under the files folder, e.g. 'a/b.pdf'.")],
+        pattern: Annotated[
+            str,
+            Field(
+                description="Regular expression (Python `regex` syntax), matched line by line.",
+                min_length=1,
+                max_length=1000,
+            ),
+        ],
+        context_lines: Annotated[
+            int, Field(description="Lines around each match.", ge=0, le=20)
+        ] = 2,
+        case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False,
+        offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Regex search in one file's indexed text: {matches: [{page, line_number, content,
+        context_before, context_after}], total_matches}; line numbers are within the page."""
+        return run_search_in_file(
+            _live(ctx).index, file, pattern, context_lines, case_sensitive, offset
+        )
+
+    @server.tool()
+    @_logged
+    def extract_pdf_page(
+        file: Annotated[str, Field(description="PDF under the files folder, e.g. 'report.pdf'.")],
+        pages: Annotated[
+            list[int],
+            Field(
+                description="Page numbers, 1-based, e.g. [5] or [1, 2, 3].",
+                min_length=1,
+                max_length=50,
+            ),
+        ],
+        output_format: Annotated[
+            Literal["markdown", "html", "plain", "latex", "docx"],
+            Field(
+                description="markdown, html or plain; latex and docx need pandoc (docx comes "
+                "base64-encoded)."
+            ),
+        ] = "markdown",
+        preserve_layout: Annotated[
+            bool,
+            Field(
+                description="Keep the page's spatial layout (columns) instead of reflowing text."
+            ),
+        ] = False,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
+        from pdfindex.convert import convert_pages
+
+        index = _live(ctx).index
+        real, rel = index.resolve(file)
+        record = index.store.record(rel)
+        if record is None or not real.is_file():
+            raise ToolError(f"{file!r} is not an indexed PDF; list_searchable_files shows them")
+        if not rel.lower().endswith(".pdf"):
+            raise ToolError(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
+        parse_pages(pages, record.pages)  # clear range errors before any parsing
+        result = convert_pages(real, pages, output_format, preserve_layout)
+        budget = index.settings.max_response_chars
+        if len(result["content"]) > budget:
+            result["content"] = result["content"][:budget]
+            result["truncated"] = True
+            result["note"] = f"cut at {budget} characters: ask for fewer pages at a time"
+        return result
+
+    @server.tool()
+    @_logged
+    def list_searchable_files(
+        path: Annotated[str, Field(description="Folder or file under the files folder.")] = ".",
+        file_types: Annotated[
+            list[str] | None, Field(description="Only these extensions, e.g. ['pdf'].")
+        ] = None,
+        offset: Annotated[int, Field(description="Skip this many files (paging).", ge=0)] = 0,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Files that can be searched: {files: [{path, type, size, adapter, status, pages}]};
+        status is ok, empty, encrypted, failed (with `error`) or pending (not indexed yet)."""
+        return run_list_files(_live(ctx).index, path, file_types, offset)
+
+    @server.tool()
+    @_logged
+    def read_pdf(
+        sources: Annotated[
+            list[PdfSource],
+            Field(description="Files to read, each {path, pages?}.", min_length=1, max_length=20),
+        ],
+        include_full_text: Annotated[
+            bool, Field(description="Whole text of sources without `pages`.")
+        ] = False,
+        include_metadata: Annotated[bool, Field(description="Title, author, dates...")] = True,
+        include_page_count: Annotated[bool, Field(description="Number of pages.")] = True,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Read PDFs from the index: per source {source, success, data | error}; data has
+        num_pages, info, metadata, page_texts [{page, text}] or full_text."""
+        return run_read_pdf(
+            _live(ctx).index,
+            [src.model_dump() for src in sources],
+            include_full_text,
+            include_metadata,
+            include_page_count,
+        )
+
+    @server.resource("adapters://list", mime_type="application/json")
+    def adapters_list() -> str:
+        """Which extractor reads which file type, with versions."""
+        return json.dumps({"adapters": describe_adapters(settings.extractor)}, indent=2)
+
+    @server.resource("config://settings", mime_type="application/json")
+    def config_settings() -> str:
+        """The effective configuration and where each value came from."""
+        return json.dumps(settings.as_dict(), indent=2)
+
     return server
+
+
+class PdfSource(BaseModel):
+    """One source of read_pdf."""
+
+    path: str | None = Field(None, description="File under the files folder.")
+    url: str | None = Field(None, description="Not supported: files are read from the index.")
+    pages: str | list[int] | None = Field(
+        None, description="Pages to return, like '1-3,5' or [1, 2]; omit for none."
+    )
 
 
 def serve(settings: Settings, watch: bool = True) -> None:

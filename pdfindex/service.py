@@ -6,6 +6,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pdfindex.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
@@ -81,20 +82,24 @@ class PdfIndex:
 
     # -- documents -----------------------------------------------------------------
 
-    def find_record(self, name: str) -> FileRecord:
-        """A document by slug, by path under the files folder, or by path without `.pdf`."""
-        catalog = self.store.catalog()
-        key = name.strip()
+    def resolve(self, user_path: str) -> tuple[Path, str]:
+        """A client-given path as (real path, path under the files folder); refuses any
+        path outside the files folder (symlinks included) without reading it."""
+        real = resolve_inside(self.settings.files_dir, user_path)
         try:
-            rel = relative_posix(
-                self.settings.files_dir, resolve_inside(self.settings.files_dir, key)
-            )
-        except ValueError:  # a path that is the files folder itself
-            rel = key
-        for candidate in (rel, rel + ".pdf", key):
-            if candidate in catalog:
-                return catalog[candidate]
-        for record in catalog.values():
+            return real, relative_posix(self.settings.files_dir, real)
+        except ValueError:  # the files folder itself
+            return real, "."
+
+    def find_record(self, name: str) -> FileRecord:
+        """A document by path under the files folder, by path without `.pdf`, or by slug."""
+        key = name.strip()
+        _, rel = self.resolve(key)
+        for candidate in (rel, rel + ".pdf"):
+            record = self.store.record(candidate)
+            if record is not None:
+                return record
+        for record in self.store.catalog().values():
             if record.slug == key.lower():
                 return record
         raise DocumentNotFound(

@@ -20,7 +20,7 @@ from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.index import LockError
 from whoosh.qparser import FuzzyTermPlugin, QueryParser
-from whoosh.query import And, NumericRange, Prefix, Query, Term
+from whoosh.query import And, NumericRange, Or, Prefix, Query, Term
 from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
@@ -222,16 +222,23 @@ class Store:
         slug: str | None = None,
         terms: list[str] | None = None,
         prefixes: list[str] | None = None,
+        any_of: list[list[str]] | None = None,
+        path: str | None = None,
     ) -> PageCandidates:
-        """Pages holding all `terms` and a word starting with each of `prefixes`, in
-        (path, page) order, with their text loaded only when asked for."""
+        """Pages holding all `terms`, a word starting with each of `prefixes` and one word of
+        each group in `any_of`, of one document (`slug`) or under `path` (a file, or a
+        folder ending in '/'), in (path, page) order, their text loaded only when asked."""
         s = self.searcher()
         # Only pages have content terms and a slug term (catalog records have neither),
         # so the long `kind` posting list is intersected only when nothing else narrows.
         clauses: list[Query] = [Term("content", t) for t in terms or []]
         clauses += [Prefix("content", p) for p in prefixes or []]
+        clauses += [Or([Term("content", w) for w in group]) for group in any_of or []]
         if slug is not None:
             clauses.append(Term("slug", slug))
+        if path:
+            clauses.append(Prefix("path", path) if path.endswith("/") else Term("path", path))
+            clauses.append(Term("kind", PAGE))
         if not clauses:
             clauses.append(Term("kind", PAGE))
         reader = s.reader()
@@ -275,6 +282,13 @@ class Store:
             hits.append(PageHit(hit["path"], hit["slug"], hit["page"], hit.score, snippet))
         return len(results), hits
 
+    def similar_terms(self, word: str, maxdist: int) -> list[str]:
+        """Index terms within `maxdist` edits of `word` (the word itself if present)."""
+        reader = self.searcher().reader()
+        if maxdist == 0:
+            return [word] if (("content", word)) in reader else []
+        return sorted(reader.terms_within("content", word, maxdist))
+
     @staticmethod
     def _expand_fuzzy(query: Query, searcher: Searcher) -> Query:
         """Replace each fuzzy term by the real terms within its distance.
@@ -282,7 +296,7 @@ class Store:
         Whoosh otherwise re-expands per segment and per highlight, which costs seconds
         on a multi-segment index (FINDINGS.md).
         """
-        from whoosh.query import FuzzyTerm, Or
+        from whoosh.query import FuzzyTerm
 
         def expand(q: Query) -> Query:
             if isinstance(q, FuzzyTerm):

@@ -28,6 +28,7 @@ def _restore_hyphens(text: str) -> str:
 
 class PdfiumAdapter:
     name = "pdfium"
+    description = "PDF text with pypdfium2 (PDFium), the fast default"
     extensions = (".pdf",)
 
     @property
