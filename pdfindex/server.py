@@ -239,8 +239,6 @@ def build_server(
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
-        from pdfindex.convert import convert_pages
-
         index = _live(ctx).index
         real, rel = index.resolve(file)
         record = index.store.record(rel)
@@ -249,6 +247,8 @@ def build_server(
         if not rel.lower().endswith(".pdf"):
             raise ToolError(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
         parse_pages(pages, record.pages)  # clear range errors before any parsing
+        from pdfindex.convert import convert_pages  # pdfminer's layout engine, loaded on use
+
         result = convert_pages(real, pages, output_format, preserve_layout)
         budget = index.settings.max_response_chars
         if len(result["content"]) > budget:
