@@ -295,7 +295,8 @@ def search(
         ctx.exit(0 if matches else 1)
     total, hits = index.search(query, limit=limit, document=document, pages=pages)
     if as_json:
-        click.echo(json.dumps({"total": total, "hits": [asdict(h) for h in hits]}, indent=2))
+        rows = [{k: v for k, v in asdict(h).items() if k != "text"} for h in hits]
+        click.echo(json.dumps({"total": total, "hits": rows}, indent=2))
     else:
         for n, hit in enumerate(hits, start=1):
             snippet = " ".join(hit.snippet.split())

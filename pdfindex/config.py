@@ -26,6 +26,7 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "workers": (0, int),  # 0 = all cores
     "memory_mb": (4096, int),  # extra address space per extraction worker after start-up
     "max_response_chars": (100_000, int),
+    "page_image_bytes": (1_500_000, int),
     "lock_timeout": (10.0, float),
 }
 
@@ -43,6 +44,7 @@ class Settings:
     workers: int = 0
     memory_mb: int = 4096
     max_response_chars: int = 100_000
+    page_image_bytes: int = 1_500_000
     lock_timeout: float = 10.0
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
@@ -66,7 +68,10 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
         raise ConfigError(f"{name}={raw!r} from {source} is not a valid {kind.__name__}") from exc
     if name == "extractor" and value not in EXTRACTORS:
         raise ConfigError(f"extractor={raw!r} from {source}: choose one of {', '.join(EXTRACTORS)}")
-    if name in ("timeout", "lock_timeout", "max_response_chars", "memory_mb") and value <= 0:
+    if (
+        name in ("timeout", "lock_timeout", "max_response_chars", "memory_mb", "page_image_bytes")
+        and value <= 0
+    ):
         raise ConfigError(f"{name}={raw!r} from {source} must be positive")
     if name == "workers" and value < 0:
         raise ConfigError(f"workers={raw!r} from {source} must be 0 (all cores) or more")

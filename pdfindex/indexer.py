@@ -19,6 +19,7 @@ from pdfindex.adapters.base import FAILED, Extraction
 from pdfindex.cache import ExtractionCache, file_sha256
 from pdfindex.config import Settings
 from pdfindex.errors import ConfigError
+from pdfindex.language import guess_language
 from pdfindex.paths import assign_slug
 from pdfindex.pool import ExtractionPool
 from pdfindex.store import FileRecord, Store, StoreWriter
@@ -222,8 +223,11 @@ class Indexer:
                 writer.remove_file(source.path)
             job = _Job(file, sha, slug, kind)
             extraction = self.cache.get(sha, self.version_for(file.path))
-            if extraction is None and source is not None:
+            if extraction is not None:
+                job.source = "cache"
+            elif source is not None:
                 extraction = self._from_index(source)
+                job.source = "index"
             if extraction is not None:
                 summary.from_cache += 1
                 self._write(writer, job, extraction, summary)
@@ -292,6 +296,8 @@ class Indexer:
             indexed_at=time.time(),
             extractor=extraction.engine,
             metadata=extraction.metadata,
+            language=guess_language("\n".join(extraction.pages[:5])),
+            stages=["hash", f"extract ({extraction.engine}, {job.source})", "index"],
         )
         writer.remove_file(file.path)
         writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
@@ -309,6 +315,7 @@ class _Job:
     sha: str
     slug: str
     kind: str  # added | updated | moved
+    source: str = "parsed"  # parsed | cache | index (moved pages)
 
 
 class _Counter:

@@ -61,6 +61,7 @@ class LiveIndex:
         self._first_event: float | None = None
         self._last_event = 0.0
         self._busy = False
+        self._runs = 0  # reindex runs finished, for index_now
         self._thread: threading.Thread | None = None
         self._started = time.monotonic()
         self._observer: Observer | None = None  # type: ignore[valid-type]
@@ -115,6 +116,20 @@ class LiveIndex:
         first build must not hold every call back."""
         if not self.caught_up.is_set():
             self.caught_up.wait(max(0.0, self._started + grace - time.monotonic()))
+
+    def index_now(self, timeout: float = 120.0) -> bool:
+        """Run a reindex at once (no debounce) and wait for it; False on timeout."""
+        with self._changed:
+            target = self._runs + 1 if not self._busy else self._runs + 2
+            self._first_event = time.monotonic() - self.max_delay
+            self._last_event = self._first_event
+            self._changed.notify_all()
+        deadline = time.monotonic() + timeout
+        while self._runs < target:
+            if self._stop.is_set() or time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
 
     def notify(self) -> None:
         """Called (from observer threads) when something under the files folder changed."""
@@ -177,6 +192,7 @@ class LiveIndex:
         finally:
             with self._changed:
                 self._busy = False
+                self._runs += 1
         self.last_error = None
         self.last_summary = summary
         changed = summary.added + summary.updated + summary.moved + summary.removed + summary.failed

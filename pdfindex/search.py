@@ -95,6 +95,7 @@ def ranked_search(
     limit: int = 10,
     slug: str | None = None,
     pages: tuple[int, int] | None = None,
+    any_word: bool = False,
 ) -> tuple[int, list[PageHit]]:
     """BM25F-ranked pages for Whoosh query syntax: words (all required), "phrases",
     word~2 (fuzzy), AND / OR / NOT, prefix*; returns (total hits, top `limit`)."""
@@ -102,4 +103,4 @@ def ranked_search(
     text = normalize_query(query)
     if pages is not None and (pages[0] < 1 or pages[1] < pages[0]):
         raise InvalidQuery(f"page range {pages[0]}-{pages[1]} is not valid")
-    return store.ranked(text, limit, slug=slug, pages=pages)
+    return store.ranked(text, limit, slug=slug, pages=pages, any_word=any_word)

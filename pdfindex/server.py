@@ -16,19 +16,30 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal, TypeVar
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from pdfindex.adapters import describe as describe_adapters
 from pdfindex.config import Settings
-from pdfindex.errors import PdfIndexError
+from pdfindex.errors import InvalidQuery, PageOutOfRange, PdfIndexError
 from pdfindex.filetools import list_searchable_files as run_list_files
 from pdfindex.filetools import read_pdf as run_read_pdf
 from pdfindex.fuzzy import fuzzy_search as run_fuzzy_search
 from pdfindex.grep import search_in_file as run_search_in_file
+from pdfindex.images import DEFAULT_DPI, MAX_DPI, MIN_DPI, page_png
+from pdfindex.library import TOUR, document_info, library_status, record_by_slug
+from pdfindex.library import find_document as find_document_json
+from pdfindex.library import list_documents as list_documents_text
+from pdfindex.library import list_documents_paginated as list_paginated
+from pdfindex.library import search_documents as search_documents_text
 from pdfindex.live import LiveIndex
+from pdfindex.rag import error as rag_error
+from pdfindex.rag import list_sessions as run_list_sessions
+from pdfindex.rag import process_document as run_process_document
+from pdfindex.rag import query_documents as run_query_documents
 from pdfindex.service import NOT_INDEXED, PdfIndex, parse_pages
+from pdfindex.sessions import SessionStore
 
 log = logging.getLogger("pdfindex.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -295,6 +306,170 @@ def build_server(
             include_page_count,
         )
 
+    # -- seed 004: the document library (errors as text starting "Error:") ----------------
+
+    @server.tool()
+    @_logged
+    def search_documents(
+        query: Annotated[str, Field(description="What to look for, in words.", max_length=2000)],
+        limit: Annotated[int, Field(description="Results to return (1-50).")] = 10,
+        document_slug: Annotated[
+            str | None,
+            Field(description="Only this document (a slug from find_document or list_documents)."),
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> str:
+        """Ranked search (BM25) over all pages: numbered results with document slug, page
+        and snippet, to follow up with get_page_image or search_pdf."""
+        return _seed004(
+            lambda: search_documents_text(_live(ctx).index, query, limit, document_slug)
+        )
+
+    @server.tool(structured_output=False)
+    @_logged
+    def get_page_image(
+        document_slug: Annotated[str, Field(description="Document slug, e.g. 'usgs_snyder'.")],
+        page_number: Annotated[int, Field(description="Page number, 1-based.")],
+        dpi: Annotated[
+            int | None,
+            Field(
+                description=f"Resolution {MIN_DPI}-{MAX_DPI} (default {DEFAULT_DPI}; lowered to "
+                "keep the PNG under the size budget)."
+            ),
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> Any:
+        """A full page as a PNG image: [page info text, image]."""
+        index = _live(ctx).index
+
+        def render() -> list[Any]:
+            record = record_by_slug(index, document_slug)
+            if not record.path.lower().endswith(".pdf"):
+                raise InvalidQuery(f"{record.path} is not a PDF; read it with read_pdf")
+            if not 1 <= page_number <= record.pages:
+                raise PageOutOfRange(
+                    f"page {page_number} is out of range: '{record.slug}' has pages "
+                    f"1-{record.pages}"
+                )
+            real, _ = index.resolve(record.path)
+            png, used, cached = page_png(
+                real,
+                record.sha256,
+                page_number,
+                index.settings.index_dir / "pages",
+                dpi,
+                index.settings.page_image_bytes,
+            )
+            caption = (
+                f"Page {page_number} of {record.pages}\nDocument: {record.slug} ({record.title})\n"
+                f"Rendered at {used} dpi, {len(png)} bytes{' (cached)' if cached else ''}"
+            )
+            return [caption, Image(data=png, format="png")]
+
+        return _seed004(render)
+
+    @server.tool()
+    @_logged
+    def get_document_info(
+        document_slug: Annotated[str | None, Field(description="Document slug (seed 004).")] = None,
+        document_id: Annotated[
+            str | None,
+            Field(
+                description="Document id from process_document (seed 002); the same as the slug."
+            ),
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Metadata of one document: title, file, pages, status, processing stages,
+        language, timestamps, element counts."""
+        slug = document_slug or document_id
+        if not slug:
+            return rag_error("ValidationError", "Error: give document_slug or document_id.")
+        try:
+            return document_info(_live(ctx).index, slug)
+        except PdfIndexError as exc:
+            return rag_error(type(exc).__name__, f"Error: {exc}")
+
+    @server.tool()
+    @_logged
+    def find_document(
+        query: Annotated[str, Field(description="Part of a name, title or slug; typos are fine.")],
+        limit: Annotated[int, Field(description="Matches to return.", ge=1, le=50)] = 5,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Find documents by partial or misspelled slug, title or file name."""
+        return find_document_json(_live(ctx).index, query, limit)
+
+    @server.tool()
+    @_logged
+    def list_documents(ctx: Context = None) -> str:  # type: ignore[assignment]
+        """All documents with slug, title and page count."""
+        return _seed004(lambda: list_documents_text(_live(ctx).index))
+
+    @server.tool()
+    @_logged
+    def list_documents_paginated(
+        page: Annotated[int, Field(description="Page of the list, 1-based.", ge=1)] = 1,
+        page_size: Annotated[int, Field(description="Documents per page.", ge=1, le=100)] = 20,
+        sort_by: Annotated[
+            Literal["title", "date_added", "page_count"], Field(description="Order of the list.")
+        ] = "title",
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Documents a page at a time, with pagination info (total, pages, has_next)."""
+        return list_paginated(_live(ctx).index, page, page_size, sort_by)
+
+    @server.tool()
+    @_logged
+    def get_library_status(ctx: Context = None) -> str:  # type: ignore[assignment]
+        """Index health: documents by status, pages, pending changes, watcher, last commit."""
+        live = _live(ctx)
+        return library_status(live.index, live.watching, live.pending, live.last_error)
+
+    @server.resource("tour://library", mime_type="text/markdown")
+    def tour() -> str:
+        """How to use this library: which tool for which need, with example calls."""
+        return TOUR
+
+    # -- seed 002: processing and retrieval (errors in its {status, error, message} shape) --
+
+    @server.tool()
+    @_logged
+    def process_document(
+        file_path: Annotated[
+            str, Field(description="File inside the files folder (absolute or relative to it).")
+        ],
+        file_name: Annotated[
+            str | None, Field(description="Display name for the document.", max_length=255)
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Index one file now; document_id in the answer is its slug."""
+        live = _live(ctx)
+        return run_process_document(live.index, live.index_now, file_path, file_name)
+
+    @server.tool()
+    @_logged
+    def query_documents(
+        query: Annotated[str, Field(description="A question in natural language (1-2,000 chars).")],
+        session_id: Annotated[
+            str | None,
+            Field(description="UUID from an earlier answer, to follow up on it; omit to start."),
+        ] = None,
+        top_k: Annotated[int, Field(description="Passages to retrieve (1-20).")] = 5,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Best passages for a question, with citations and an extractive answer (quoted
+        sentences, no language model); sessions remember earlier queries."""
+        live = _live(ctx)
+        return run_query_documents(live.index, sessions_of(live), query, session_id, top_k)
+
+    @server.tool()
+    @_logged
+    def list_sessions(ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+        """query_documents sessions still alive (idle ones expire after a week)."""
+        return run_list_sessions(sessions_of(_live(ctx)))
+
     @server.resource("adapters://list", mime_type="application/json")
     def adapters_list() -> str:
         """Which extractor reads which file type, with versions."""
@@ -306,6 +481,18 @@ def build_server(
         return json.dumps(settings.as_dict(), indent=2)
 
     return server
+
+
+def _seed004(answer: Callable[[], Any]) -> Any:
+    """Seed 004 answers errors as text starting with 'Error:', not as tool errors."""
+    try:
+        return answer()
+    except PdfIndexError as exc:
+        return f"Error: {exc}"
+
+
+def sessions_of(live: LiveIndex) -> SessionStore:
+    return SessionStore(live.index.settings.index_dir / "sessions")
 
 
 class PdfSource(BaseModel):

@@ -19,14 +19,14 @@ from whoosh import highlight, index
 from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.index import LockError
-from whoosh.qparser import FuzzyTermPlugin, QueryParser
+from whoosh.qparser import AndGroup, FuzzyTermPlugin, OrGroup, QueryParser
 from whoosh.query import And, NumericRange, Or, Prefix, Query, Term
 from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
 from pdfindex.errors import IndexLocked, InvalidQuery
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _FORMAT_FILE = "pdfindex-format.json"
 PAGE, FILE = "page", "file"
 
@@ -74,6 +74,8 @@ class FileRecord:
     indexed_at: float
     extractor: str
     metadata: dict[str, str] = field(default_factory=dict)
+    language: str = "unknown"
+    stages: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ class PageHit:
     page: int
     score: float
     snippet: str
+    text: str = field(default="", repr=False)
 
 
 class _MarkdownFormatter(highlight.Formatter):
@@ -257,9 +260,14 @@ class Store:
         limit: int,
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
+        any_word: bool = False,
     ) -> tuple[int, list[PageHit]]:
-        """BM25F over page text with Whoosh query syntax; returns (total hits, top hits)."""
-        parser = QueryParser("content", self._ix.schema)
+        """BM25F over page text with Whoosh query syntax; returns (total hits, top hits).
+
+        Words are all required, unless `any_word` (natural-language questions): then pages
+        holding more of them rank higher."""
+        group = OrGroup.factory(0.9) if any_word else AndGroup
+        parser = QueryParser("content", self._ix.schema, group=group)
         parser.add_plugin(FuzzyTermPlugin())
         try:
             parsed = parser.parse(query_text)
@@ -279,7 +287,7 @@ class Store:
         for hit in results:
             text = hit["text"]
             snippet = hit.highlights("content", text=text, top=2) or text[:200]
-            hits.append(PageHit(hit["path"], hit["slug"], hit["page"], hit.score, snippet))
+            hits.append(PageHit(hit["path"], hit["slug"], hit["page"], hit.score, snippet, text))
         return len(results), hits
 
     def similar_terms(self, word: str, maxdist: int) -> list[str]:

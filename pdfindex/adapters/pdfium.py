@@ -57,3 +57,21 @@ class PdfiumAdapter:
             pdf.close()
         metadata = {_META_KEYS[k]: v for k, v in raw_meta.items() if k in _META_KEYS}
         return finish(pages, metadata, self.version)
+
+
+def render_page_png(path: Path, page_number: int, dpi: float) -> tuple[bytes, int]:
+    """The page (1-based) as PNG bytes at `dpi`, and the document's page count."""
+    import io
+
+    pdf = pdfium.PdfDocument(str(path), password=None)
+    try:
+        page = pdf[page_number - 1]
+        try:
+            image = page.render(scale=dpi / 72.0).to_pil()
+        finally:
+            page.close()
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", optimize=True)
+        return buffer.getvalue(), len(pdf)
+    finally:
+        pdf.close()
