@@ -53,7 +53,7 @@ async def _session(root: Path) -> dict[str, Any]:
             return out[key]
 
         await call("search", "search_documents", query="transformer architecture", limit=5)
-        await call("search_one", "search_documents", query="recipes", document_slug="recipes")
+        await call("search_one", "search_documents", query="tomato soup", document_slug="recipes")
         await call("search_bad", "search_documents", query="x", document_slug="nope")
         await call("search_limit", "search_documents", query="x", limit=51)
         await call("image", "get_page_image", document_slug="getting_started", page_number=1)
