@@ -260,9 +260,14 @@ def build_server(
         parse_pages(pages, record.pages)  # clear range errors before any parsing
         from pdfindex.convert import convert_pages  # pdfminer's layout engine, loaded on use
 
-        result = convert_pages(real, pages, output_format, preserve_layout)
+        result = convert_pages(real, pages, output_format, preserve_layout, index.settings.timeout)
         budget = index.settings.max_response_chars
         if len(result["content"]) > budget:
+            if result.get("encoding") == "base64":  # a cut file would be useless
+                raise ToolError(
+                    f"the {output_format} file is {len(result['content'])} characters in base64, "
+                    f"over the {budget} limit: ask for fewer pages at a time"
+                )
             result["content"] = result["content"][:budget]
             result["truncated"] = True
             result["note"] = f"cut at {budget} characters: ask for fewer pages at a time"
