@@ -8,6 +8,8 @@ so the answer is always a batch and says so.
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -25,6 +27,7 @@ BATCH_NOTE = (
     "results are returned in batch mode"
 )
 OVERVIEW_LINES = 3
+_NEWLINE = re.compile("\n")
 
 
 def max_edits(word: str) -> int:
@@ -101,22 +104,43 @@ def _search(
     query_words = list(dict.fromkeys(words(query)))
     if not query_words:
         raise InvalidQuery("query has no letters or digits to match")
-    spellings = [set(index.store.similar_terms(w, max_edits(w))) for w in query_words]
+    spellings = [index.store.similar_terms(w, max_edits(w)) for w in query_words]
     if not all(spellings):
         return []  # some word occurs nowhere, in any spelling
-    found = index.store.candidates(any_of=[sorted(s) for s in spellings], path=scope)
+    found = index.store.candidates(any_of=spellings, path=scope)
+    # One pass of one regex over each casefolded page finds every spelling of every word;
+    # casefolding never adds or removes a line break, so line numbers carry over.
+    alternatives = "|".join(
+        f"(?P<w{n}>{'|'.join(re.escape(w) for w in sorted(group, key=len, reverse=True))})"
+        for n, group in enumerate(spellings)
+    )
+    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
     matches = []
     for ref in found.refs:
         if not _wanted(ref.path, types):
             continue
-        lines = found.text(ref).splitlines()
-        for number, line in enumerate(lines, start=1):
-            tokens = set(words(line))
-            hits = sum(1 for s in spellings if tokens & s)
-            if hits:
-                exact = sum(1 for w in query_words if w in tokens)
-                content = "\n".join(lines[max(0, number - 2) : number + 1]) if preview else line
-                matches.append(_Match(hits, exact, ref.path, ref.page, number, content))
+        text = found.text(ref)
+        folded = text.casefold()
+        breaks = [m.start() for m in _NEWLINE.finditer(folded)]
+        per_line: dict[int, tuple[set[int], set[int]]] = {}
+        for hit in pattern.finditer(folded):
+            word = int(hit.lastgroup[1:])  # type: ignore[index]
+            found_words, exact_words = per_line.setdefault(
+                bisect.bisect_right(breaks, hit.start()), (set(), set())
+            )
+            found_words.add(word)
+            if hit.group() == query_words[word]:
+                exact_words.add(word)
+        if not per_line:
+            continue
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        for index_, (found_words, exact_words) in per_line.items():
+            content = (
+                "\n".join(lines[max(0, index_ - 1) : index_ + 2]) if preview else lines[index_]
+            )
+            matches.append(
+                _Match(len(found_words), len(exact_words), ref.path, ref.page, index_ + 1, content)
+            )
     matches.sort(key=lambda m: (-m.words_found, -m.exact_words, m.file, m.page, m.line_number))
     return matches
 
