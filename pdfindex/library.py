@@ -27,9 +27,9 @@ def iso(timestamp: float | None) -> str | None:
 
 
 def record_by_slug(index: PdfIndex, slug: str) -> FileRecord:
-    for record in index.store.catalog().values():
-        if record.slug == slug.strip().lower():
-            return record
+    record = index.store.record_by_slug(slug.strip().lower())
+    if record is not None:
+        return record
     raise DocumentNotFound(
         f"Document '{slug}' not found. Use find_document to resolve partial names."
     )

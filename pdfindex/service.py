@@ -99,9 +99,9 @@ class PdfIndex:
             record = self.store.record(candidate)
             if record is not None:
                 return record
-        for record in self.store.catalog().values():
-            if record.slug == key.lower():
-                return record
+        record = self.store.record_by_slug(key.lower())
+        if record is not None:
+            return record
         raise DocumentNotFound(
             f"no indexed document {name!r}; give a path under {self.settings.files_dir} "
             "or a slug (`pdfindex stats` lists them)"

@@ -201,6 +201,13 @@ class Store:
             return FileRecord(**s.stored_fields(n)["record"])
         return None
 
+    def record_by_slug(self, slug: str) -> FileRecord | None:
+        """The catalog record of a slug: found through one of its pages when it has any."""
+        s = self.searcher()
+        for n in s.docs_for_query(Term("slug", slug)):
+            return self.record(s.stored_fields(n)["path"])
+        return next((r for r in self.catalog().values() if r.slug == slug), None)
+
     def page_texts(self, slug: str) -> list[str]:
         """All page texts of a document, in page order."""
         return [p.text for p in sorted(self.pages(slug=slug), key=lambda p: p.page)]
