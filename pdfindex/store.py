@@ -210,7 +210,8 @@ class Store:
 
     def page_texts(self, slug: str) -> list[str]:
         """All page texts of a document, in page order."""
-        return [p.text for p in sorted(self.pages(slug=slug), key=lambda p: p.page)]
+        found = self.candidates(slug=slug)
+        return [found.text(ref) for ref in found.refs]
 
     def pages(self, slug: str | None = None, terms: list[str] | None = None) -> list[PageText]:
         """Pages (of one document when `slug` is given) holding all `terms` (casefolded words).
@@ -256,10 +257,6 @@ class Store:
         refs = [PageRef(paths[n], slugs[n], pages[n], n) for n in s.docs_for_query(And(clauses))]
         refs.sort(key=lambda r: (r.path, r.page))
         return PageCandidates(s, refs)
-
-    @staticmethod
-    def _pages_of(slug: str | None) -> Query:
-        return And([Term("kind", PAGE), Term("slug", slug)])
 
     def ranked(
         self,
