@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from whoosh import highlight, index
+from whoosh import index
 from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.index import LockError
@@ -141,13 +141,6 @@ class PageHit:
     text: str = field(default="", repr=False)
 
 
-class _MarkdownFormatter(highlight.Formatter):
-    between = " … "
-
-    def format_token(self, text: str, token: Any, replace: bool = False) -> str:
-        return "**" + highlight.get_text(text, token, replace) + "**"
-
-
 class Store:
     """Opens (or creates) the index in `folder`; searchers are per thread and refreshed."""
 
@@ -265,8 +258,9 @@ class Store:
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
         any_word: bool = False,
-    ) -> tuple[int, list[PageHit]]:
-        """BM25F over page text with Whoosh query syntax; returns (total hits, top hits).
+    ) -> tuple[int, list[PageHit], set[str]]:
+        """BM25F over page text with Whoosh query syntax; returns (total hits, top hits,
+        the index terms the query stands for, to mark in snippets).
 
         Words are all required, unless `any_word` (natural-language questions): then pages
         holding more of them rank higher."""
@@ -279,20 +273,23 @@ class Store:
             raise InvalidQuery(f"cannot parse query {query_text!r}: {exc}") from exc
         s = self.searcher()
         query = self._expand_fuzzy(parsed, s)
-        clauses: list[Query] = [Term("kind", PAGE), query]
+        clauses: list[Query] = [query]
         if slug:
             clauses.append(Term("slug", slug))
         if pages:
             clauses.append(NumericRange("page", pages[0], pages[1]))
-        results = s.search(And(clauses), limit=limit, terms=True)
-        results.fragmenter = highlight.ContextFragmenter(maxchars=300, surround=80)
-        results.formatter = _MarkdownFormatter()
-        hits = []
-        for hit in results:
-            text = hit["text"]
-            snippet = hit.highlights("content", text=text, top=2) or text[:200]
-            hits.append(PageHit(hit["path"], hit["slug"], hit["page"], hit.score, snippet, text))
-        return len(results), hits
+        # Masking the few catalog records is cheaper than intersecting every page.
+        results = s.search(And(clauses), limit=limit, mask=Term("kind", FILE))
+        hits = [
+            PageHit(hit["path"], hit["slug"], hit["page"], hit.score, "", hit["text"])
+            for hit in results
+        ]
+        terms = {
+            text.decode() if isinstance(text, bytes) else text
+            for field, text in query.existing_terms(s.reader(), expand=True)
+            if field == "content"
+        }
+        return len(results), hits, terms
 
     def similar_terms(self, word: str, maxdist: int) -> list[str]:
         """Index terms within `maxdist` edits of `word` (the word itself if present)."""

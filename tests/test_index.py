@@ -227,3 +227,13 @@ def test_pdfminer_extractor_indexes_the_same_words(tmp_path: Path) -> None:
     assert record is not None and record.extractor.startswith("pdfminer")
     assert index.search_pdf("a", "delta epsilon")["query_exists"]
     index.close()
+
+
+def test_snippet_marks_whole_words_where_they_cluster() -> None:
+    from pdfindex.search import snippet
+
+    text = "fox " + "filler words here " * 30 + "The quick Fox jumps over the foxes; fox again."
+    marked = snippet(text, {"fox", "quick"}, width=80)
+    assert marked.startswith("…") and "**quick** **Fox**" in marked
+    assert "**fox**es" not in marked and "foxes" in marked
+    assert snippet("no match here", {"zebra"}) == "no match here"
