@@ -147,8 +147,10 @@ class Indexer:
         try:
             with self.store.writer(timeout=timeout, clear=full) as writer:
                 # Read the catalog only once we hold the lock, so no other writer races us.
-                catalog = {} if full else self.store.catalog()
-                jobs = self._apply_cheap_changes(writer, disk, catalog, summary)
+                previous = self.store.catalog()
+                slugs = {path: record.slug for path, record in previous.items() if path in disk}
+                catalog = {} if full else previous
+                jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
                 counter = _Counter(len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval)
@@ -187,9 +189,12 @@ class Indexer:
         writer: StoreWriter,
         disk: dict[str, DiskFile],
         catalog: dict[str, FileRecord],
+        slugs: dict[str, str],
         summary: Summary,
     ) -> list[_Job]:
-        """Handle removals, touches, moves and cache hits; return files that need parsing."""
+        """Handle removals, touches, moves and cache hits; return files that need parsing.
+
+        `slugs` are the slugs files already have: kept even by a full rebuild."""
         changed: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
             record = catalog.get(rel)
@@ -210,10 +215,10 @@ class Indexer:
 
         gone = {p: r for p, r in catalog.items() if p not in disk}
         gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FAILED}
-        taken = {r.slug for p, r in catalog.items() if p not in gone}
+        taken = set(slugs.values())
         jobs: list[_Job] = []
         for file, record, sha in changed:
-            slug = record.slug if record else assign_slug(file.path, taken)
+            slug = slugs.get(file.path) or assign_slug(file.path, taken)
             taken.add(slug)
             kind = "updated" if record else "added"
             source = gone_by_hash.pop(sha, None) if not record else None

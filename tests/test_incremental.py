@@ -128,6 +128,8 @@ def test_slug_clash_gets_a_suffix_and_slugs_stay_stable(small: tuple[PdfIndex, P
     pdfgen.write_pdf(files / "one.pdf", ["apple changed"])
     index.reindex()
     assert index.store.record("one.pdf").slug == "one"
+    index.reindex(full=True)  # "One.PDF" sorts first, yet keeps its suffix
+    assert {p: r.slug for p, r in index.store.catalog().items()} == slugs | {"one.pdf": "one"}
 
 
 def test_a_hanging_or_slow_file_times_out_and_the_run_goes_on(tmp_path: Path, corpus: Path) -> None:
