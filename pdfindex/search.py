@@ -55,9 +55,10 @@ def exact_search(
     check_range("limit", limit, 1, MAX_LIMIT)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
     pattern = compile_query(query)
-    found = store.candidates(
-        slug=slug, terms=required_terms(query), prefixes=required_prefixes(query)
-    )
+    # In one document the slug alone leaves few pages; across documents a prefix helps
+    # only when few words start with it (a prefix like "the" stands for hundreds).
+    prefixes = [] if slug else [p for p in required_prefixes(query) if store.prefix_is_narrow(p)]
+    found = store.candidates(slug=slug, terms=required_terms(query), prefixes=prefixes)
     matches: list[ExactMatch] = []
     for ref in found.refs:
         text = found.text(ref)

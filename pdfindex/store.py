@@ -305,6 +305,11 @@ class Store:
         }
         return len(results), hits, terms
 
+    def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
+        """Whether at most `most` index words start with `prefix`."""
+        words = self.searcher().reader().expand_prefix("content", prefix)
+        return sum(1 for _ in zip(words, range(most + 1), strict=False)) <= most
+
     def similar_terms(self, word: str, maxdist: int) -> list[str]:
         """Index terms within `maxdist` edits of `word` (the word itself if present)."""
         reader = self.searcher().reader()
