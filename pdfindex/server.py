@@ -52,6 +52,9 @@ pdfindex answers searches over a folder of PDFs from a persistent full-text inde
 - search_in_file(file, pattern): regular expression in one file.
 - list_searchable_files(path), read_pdf(sources): what there is, and page texts.
 - extract_pdf_page(file, pages, output_format): pages as Markdown, HTML, text, LaTeX, DOCX.
+- find_document, search_documents, get_page_image, get_document_info, list_documents:
+  the library by document slug (resource tour://library explains them).
+- process_document, query_documents: index a file now; cited passages for a question.
 Paths are relative to the files folder."""
 
 
@@ -73,7 +76,8 @@ def _logged(fn: F) -> F:
         except Exception:
             log.exception("tool %s crashed", fn.__name__)
             raise
-        log.info("response %s %s", fn.__name__, json.dumps(result, default=str)[:4000])
+        shown_result = json.dumps(result, default=lambda o: f"<{type(o).__name__}>")
+        log.info("response %s %s", fn.__name__, shown_result[:4000])
         return result
 
     return wrapper  # type: ignore[return-value]
