@@ -17,6 +17,7 @@ from pdfindex.textmatch import (
     find_spans,
     fold,
     normalize_query,
+    required_phrases,
     required_prefixes,
     required_terms,
     to_original,
@@ -58,7 +59,12 @@ def exact_search(
     # In one document the slug alone leaves few pages; across documents a prefix helps
     # only when few words start with it (a prefix like "the" stands for hundreds).
     prefixes = [] if slug else [p for p in required_prefixes(query) if store.prefix_is_narrow(p)]
-    found = store.candidates(slug=slug, terms=required_terms(query), prefixes=prefixes)
+    found = store.candidates(
+        slug=slug,
+        terms=required_terms(query),
+        prefixes=prefixes,
+        phrases=required_phrases(query),
+    )
     matches: list[ExactMatch] = []
     for ref in found.refs:
         text = found.text(ref)

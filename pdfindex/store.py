@@ -20,7 +20,7 @@ from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.index import LockError
 from whoosh.qparser import AndGroup, FuzzyTermPlugin, OrGroup, QueryParser
-from whoosh.query import And, NumericRange, Or, Prefix, Query, Term
+from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
 from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
@@ -242,6 +242,7 @@ class Store:
         prefixes: list[str] | None = None,
         any_of: list[list[str]] | None = None,
         path: str | None = None,
+        phrases: list[list[str]] | None = None,
     ) -> PageCandidates:
         """Pages holding all `terms`, a word starting with each of `prefixes` and one word of
         each group in `any_of`, of one document (`slug`) or under `path` (a file, or a
@@ -252,6 +253,7 @@ class Store:
         clauses: list[Query] = [Term("content", t) for t in terms or []]
         clauses += [Prefix("content", p) for p in prefixes or []]
         clauses += [Or([Term("content", w) for w in group]) for group in any_of or []]
+        clauses += [Phrase("content", words) for words in phrases or []]
         if slug is not None:
             clauses.append(Term("slug", slug))
         if path:

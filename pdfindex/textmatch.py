@@ -109,6 +109,34 @@ def required_terms(query: str) -> list[str]:
     return sorted(set(terms))
 
 
+def required_phrases(query: str) -> list[list[str]]:
+    """Runs of whole words (as in required_terms) with only whitespace between them: on a
+    matching page they are adjacent index tokens, so a phrase lookup may narrow."""
+    text = normalize_query(query)
+    runs: list[list[str]] = []
+    current: list[str] = []
+    previous_end = -1
+    for match in _ASCII_WORD.finditer(text):
+        start, end = match.span()
+        complete = (
+            0 < start
+            and end < len(text)
+            and _is_boundary(text[start - 1])
+            and _is_boundary(text[end])
+        )
+        gap = text[previous_end:start] if previous_end >= 0 else ""
+        if complete and current and gap and gap.isspace():
+            current.append(match.group().casefold())
+        else:
+            if len(current) > 1:
+                runs.append(current)
+            current = [match.group().casefold()] if complete else []
+        previous_end = end
+    if len(current) > 1:
+        runs.append(current)
+    return runs
+
+
 def required_prefixes(query: str, min_length: int = 3) -> list[str]:
     """A word every matching page holds a term starting with: the query's last word, when
     it has a space or punctuation before it (it may be cut short at its end only)."""

@@ -168,7 +168,9 @@ def test_exact_search_equals_brute_force_over_stored_text(
 
 page_texts = st.lists(
     st.lists(
-        st.sampled_from(["alpha", "Beta", "c++", "e.g.", "3.14", " ", "\n", "-\n", ".", "gam"]),
+        st.sampled_from(
+            ["alpha", "Beta", "c++", "e.g.", "3.14", " ", " ", "\n", "-\n", ".", ", ", "gam"]
+        ),
         max_size=30,
     ).map("".join),
     min_size=1,
@@ -176,28 +178,24 @@ page_texts = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    docs=st.lists(page_texts, min_size=1, max_size=3),
-    query=st.sampled_from(
-        [
-            "alpha",
-            "beta",
-            "c++",
-            "e.g.",
-            "a.b",
-            "alphabeta",
-            " beta ",
-            ".gam.",
-            "3.14 alpha",
-            "a-\nb",
-        ]
-    ),
-)
+@settings(max_examples=150, deadline=None)
+@given(docs=st.lists(page_texts, min_size=1, max_size=3), data=st.data())
 def test_exact_search_over_a_real_store_equals_brute_force(
-    tmp_path_factory: pytest.TempPathFactory, docs: list[list[str]], query: str
+    tmp_path_factory: pytest.TempPathFactory, docs: list[list[str]], data: st.DataObject
 ) -> None:
-    """Generated page texts written straight into a Whoosh store, across documents."""
+    """Generated page texts written straight into a Whoosh store, across documents; the
+    query is often a slice of one of them, so the narrowing paths (whole words, phrases
+    of them, prefixes) are taken with matches present."""
+    fixed = st.sampled_from(
+        ["alpha", "c++", "e.g.", "a.b", "alphabeta", " beta ", ".gam.", "3.14 alpha", "a-\nb"]
+    )
+    text = data.draw(st.sampled_from([p for pages in docs for p in pages]))
+    if len(text) > 2 and data.draw(st.booleans()):
+        start = data.draw(st.integers(0, len(text) - 2))
+        query = text[start : start + data.draw(st.integers(2, 40))]
+    else:
+        query = data.draw(fixed)
+    assume(query.strip())
     store = Store(tmp_path_factory.mktemp("store"))
     with store.writer(timeout=1) as writer:
         for n, pages in enumerate(docs):
@@ -208,8 +206,8 @@ def test_exact_search_over_a_real_store_equals_brute_force(
     expected = [
         (f"d{n}.pdf", p, s)
         for n, pages in enumerate(docs)
-        for p, text in enumerate(pages, 1)
-        for s, _ in brute_force(text, query)
+        for p, page_text in enumerate(pages, 1)
+        for s, _ in brute_force(page_text, query)
     ]
     matches, _ = exact_search(store, query, limit=1000, context_length=4)
     assert [(m.path, m.page, m.start) for m in matches] == expected

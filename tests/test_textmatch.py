@@ -15,6 +15,7 @@ from pdfindex.textmatch import (
     fold,
     index_text,
     normalize_query,
+    required_phrases,
     required_prefixes,
     required_terms,
     to_original,
@@ -102,6 +103,9 @@ def test_required_terms_are_index_terms_of_every_matching_text(
         assert set(required_terms(query)) <= indexed
         for prefix in required_prefixes(query, min_length=1):
             assert any(word.startswith(prefix) for word in indexed), prefix
+        tokens = words(index_text(text))
+        for phrase in required_phrases(query):
+            assert any(tokens[i : i + len(phrase)] == phrase for i in range(len(tokens))), phrase
 
 
 @pytest.mark.parametrize(
@@ -151,6 +155,12 @@ def test_required_prefixes_only_for_a_last_word_after_a_boundary() -> None:
     assert required_prefixes("people") == []  # may be the middle of a word
     assert required_prefixes("x café") == []  # not ASCII
     assert required_prefixes("a ab") == []  # too short to narrow well
+
+
+def test_required_phrases_are_whole_words_with_only_spaces_between() -> None:
+    assert required_phrases("the word over him") == [["word", "over"]]
+    assert required_phrases("x alpha  beta gamma z") == [["alpha", "beta", "gamma"]]
+    assert required_phrases("x alpha. beta y") == []
 
 
 def test_required_terms_skip_fragments_at_query_ends() -> None:
