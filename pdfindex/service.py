@@ -15,7 +15,7 @@ from pdfindex.config import Settings
 from pdfindex.errors import ConfigError, DocumentNotFound, InvalidQuery, PageOutOfRange
 from pdfindex.indexer import Indexer, Progress, Summary
 from pdfindex.paths import relative_posix, resolve_inside
-from pdfindex.search import ExactMatch, check_range, exact_search, ranked_search
+from pdfindex.search import MAX_CONTEXT, ExactMatch, check_range, exact_search, ranked_search
 from pdfindex.store import FileRecord, PageHit, Store
 
 NOT_INDEXED = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
@@ -142,7 +142,7 @@ class PdfIndex:
     ) -> dict[str, Any]:
         """Seed 000: {file_exists, query_exists, matches[, error]} from the index."""
         check_range("topk", topk, 1, 100)
-        check_range("context_length", context_length, 0, 20_000)
+        check_range("context_length", context_length, 0, MAX_CONTEXT)
         name = _PDF_SUFFIX.sub("", (pdf_name or "").strip())
         if not name:
             raise InvalidQuery(

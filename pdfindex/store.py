@@ -93,16 +93,6 @@ class FileRecord:
 
 
 @dataclass(frozen=True)
-class PageText:
-    """One stored page."""
-
-    path: str
-    slug: str
-    page: int
-    text: str
-
-
-@dataclass(frozen=True)
 class PageRef:
     """A page found by the index, its text not loaded yet."""
 
@@ -219,21 +209,6 @@ class Store:
         """All page texts of a document, in page order."""
         found = self.candidates(slug=slug)
         return [found.text(ref) for ref in found.refs]
-
-    def pages(self, slug: str | None = None, terms: list[str] | None = None) -> list[PageText]:
-        """Pages (of one document when `slug` is given) holding all `terms` (casefolded words).
-
-        Unordered; no scoring, so this is the cheap narrowing step of exact search.
-        """
-        s = self.searcher()
-        clauses: list[Query] = [Term("kind", PAGE), *(Term("content", t) for t in terms or [])]
-        if slug is not None:
-            clauses.append(Term("slug", slug))
-        found = []
-        for n in docnums(s, And(clauses)):
-            f = s.stored_fields(n)
-            found.append(PageText(f["path"], f["slug"], f["page"], f["text"]))
-        return found
 
     def candidates(
         self,

@@ -18,7 +18,7 @@ from tests.conftest import make_settings
 def consistent(index: PdfIndex) -> None:
     """Catalog and page records agree; no page twice."""
     catalog = index.store.catalog()
-    pages = index.store.pages()
+    pages = index.store.candidates().refs
     seen = [(p.path, p.page) for p in pages]
     assert len(seen) == len(set(seen))
     for path, record in catalog.items():
@@ -107,7 +107,7 @@ def test_delete_and_add(small: tuple[PdfIndex, Path]) -> None:
     summary = index.reindex()
     assert (summary.removed, summary.added, summary.parsed_paths) == (1, 1, ["four.pdf"])
     assert set(index.store.catalog()) == {"one.pdf", "two.pdf", "four.pdf"}
-    assert not [p for p in index.store.pages() if p.path == "three.pdf"]
+    assert not [p for p in index.store.candidates().refs if p.path == "three.pdf"]
     consistent(index)
 
 
