@@ -94,6 +94,10 @@ def open_index(ctx: click.Context) -> PdfIndex:
     return index
 
 
+def _exit_cleanly(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @common_options
 @click.version_option(package_name="pdfindex")
@@ -121,6 +125,9 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
     Example (an MCP client's configuration):
       {"command": "pdfindex", "args": ["serve", "--root", "/path/to/project"]}
     """
+    # A SIGTERM while the MCP SDK loads (seconds on a busy machine) still exits cleanly;
+    # run_server installs its own handler before it starts any thread.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     from pdfindex.server import serve as run_server  # the MCP SDK loads only when serving
 
     settings = _settings(ctx)

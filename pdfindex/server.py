@@ -517,11 +517,12 @@ class PdfSource(BaseModel):
 def serve(settings: Settings, watch: bool = True) -> None:
     """Run the MCP server over stdio until stdin closes or SIGTERM; then stop the
     watcher, commit what the writer has, and join every thread."""
-    live = open_live_index(settings, watch=watch)
+    opened: list[LiveIndex] = []
 
     def shut_down() -> None:
-        live.close()
-        live.index.close()
+        for live in opened:
+            live.close()
+            live.index.close()
         log.info("server stopped")
 
     def terminate(_signum: int, _frame: object) -> None:
@@ -532,8 +533,12 @@ def serve(settings: Settings, watch: bool = True) -> None:
         logging.shutdown()
         os._exit(0)
 
+    # Installed before anything starts, so a signal during start-up still ends cleanly.
     signal.signal(signal.SIGTERM, terminate)
     signal.signal(signal.SIGINT, terminate)
+    live = LiveIndex(PdfIndex(settings), watch=watch)
+    opened.append(live)
+    live.start()
     try:
         build_server(settings, live=live).run("stdio")
     except KeyboardInterrupt:

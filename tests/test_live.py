@@ -195,7 +195,8 @@ def test_serve_stops_cleanly_on_sigterm_and_on_stdin_eof(tmp_path: Path) -> None
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    time.sleep(2)
+    process.stderr.readline()  # the banner: the handler is in place from here on
+    time.sleep(0.5)
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=30) == 0
     assert process.stdout.read() == b""  # nothing but protocol messages, and none were asked
