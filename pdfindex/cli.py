@@ -245,7 +245,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     Example:
       pdfindex stats --json
     """
-    info = open_index(ctx).stats()
+    index = open_index(ctx)
+    info = index.stats()
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return
@@ -257,6 +258,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"last update: {info['last_update'] or 'never'}")
     click.echo(f"files:       {info['files_dir']}")
     click.echo(f"index:       {info['index_dir']}")
+    click.echo(f"ocr:         {index.describe_ocr(info['ocr'])}")
+    elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
+    click.echo(f"elements:    {elements or 'none found'}")
     for problem in info["problems"]:
         click.echo(f"  {problem['status']}: {problem['path']}: {problem['reason']}")
 

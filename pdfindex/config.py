@@ -6,6 +6,7 @@ Each value remembers where it came from, so `config://settings` and `stats` can 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,11 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "max_response_chars": (100_000, int),
     "page_image_bytes": (1_500_000, int),
     "lock_timeout": (10.0, float),
+    "ocr": (True, bool),  # OCR pages without a text layer (when Tesseract is installed)
+    "ocr_lang": ("eng", str),  # Tesseract language(s), e.g. "deu" or "eng+fra"
+    "elements": (True, bool),  # find figures, tables and equations at index time
 }
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,9 @@ class Settings:
     max_response_chars: int = 100_000
     page_image_bytes: int = 1_500_000
     lock_timeout: float = 10.0
+    ocr: bool = True
+    ocr_lang: str = "eng"
+    elements: bool = True
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
@@ -61,9 +69,18 @@ class Settings:
         }
 
 
+def _to_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text not in _TRUE + _FALSE:
+        raise ValueError(raw)
+    return text in _TRUE
+
+
 def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
     try:
-        value = kind(raw)
+        value = _to_bool(raw) if kind is bool else kind(raw)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{name}={raw!r} from {source} is not a valid {kind.__name__}") from exc
     if name == "extractor" and value not in EXTRACTORS:
@@ -73,6 +90,10 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
         and value <= 0
     ):
         raise ConfigError(f"{name}={raw!r} from {source} must be positive")
+    if name == "ocr_lang" and not re.fullmatch(r"[A-Za-z_]+(\+[A-Za-z_]+)*", value):
+        raise ConfigError(
+            f"ocr_lang={raw!r} from {source}: use Tesseract codes like eng or deu+eng"
+        )
     if name == "workers" and value < 0:
         raise ConfigError(f"workers={raw!r} from {source} must be 0 (all cores) or more")
     return value

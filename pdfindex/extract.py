@@ -1,14 +1,43 @@
-"""Extraction of one file with the chosen engine, falling back to the other one.
+"""Extraction of one file with the chosen engine, falling back to the other one, then
+OCR of pages without a text layer and the search for figures, tables and equations.
 
 Runs inside pool workers; never raises: every outcome is an Extraction with a status.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from pdfindex import ocr
 from pdfindex.adapters import adapter_name_for, fallback_for, get_adapter
-from pdfindex.adapters.base import ENCRYPTED, FAILED, EncryptedDocument, Extraction
+from pdfindex.adapters.base import (
+    EMPTY,
+    ENCRYPTED,
+    FAILED,
+    OK,
+    EncryptedDocument,
+    Extraction,
+    normalize_text,
+    status_of,
+)
+
+log = logging.getLogger(__name__)
+Heartbeat = Callable[[], None]
+ELEMENTS_SHARE = 0.8  # of the time limit, what the layout pass for elements may take
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """What a worker does beyond the text layer (from Settings)."""
+
+    ocr: bool = True
+    ocr_lang: str = "eng"
+    elements: bool = True
+    timeout: float = 120.0
 
 
 def _describe(exc: BaseException) -> str:
@@ -16,7 +45,82 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def extract_file(path: Path, engine: str) -> Extraction:
+def extract_file(
+    path: Path,
+    engine: str,
+    options: ExtractOptions | None = None,
+    heartbeat: Heartbeat | None = None,
+) -> Extraction:
+    """Extract `path` and enrich a readable PDF; `heartbeat` is called after each slow
+    step (a page OCR'd), so the pool's time limit applies per step, not per file."""
+    options = options or ExtractOptions(ocr=False, elements=False)
+    extraction = extract_text(path, engine)
+    if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
+        beat = heartbeat or (lambda: None)
+        ocr_pages(path, extraction, options, beat)
+        find_elements(path, extraction, options, beat)
+    return extraction
+
+
+def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat: Heartbeat) -> None:
+    """Replace the text of image pages that have (almost) no text layer with OCR text."""
+    wanted = [n for n, text in enumerate(extraction.pages, start=1) if ocr.needs_ocr(text)]
+    if not wanted:
+        return
+    from pdfindex.adapters.pdfium import pages_with_images, render_page_png
+
+    try:
+        wanted = pages_with_images(path, wanted)  # blank pages have nothing to read
+    except Exception as exc:
+        extraction.notes.append(f"ocr: cannot inspect pages: {_describe(exc)}")
+        return
+    reason = None if options.ocr else "OCR is switched off"
+    reason = reason or ocr.unavailable_reason(options.ocr_lang)
+    if reason:
+        extraction.ocr_missing = wanted
+        extraction.notes.append(f"ocr: {len(wanted)} page(s) without text not read: {reason}")
+        return
+    for number in wanted:
+        try:
+            png, _count = render_page_png(path, number, ocr.OCR_DPI)
+            found = ocr.recognise_png(png, options.ocr_lang, timeout=options.timeout)
+        except Exception as exc:  # a page Tesseract cannot read stays as it was
+            extraction.ocr_missing.append(number)
+            extraction.notes.append(f"ocr: page {number}: {_describe(exc)}")
+            continue
+        finally:
+            beat()
+        extraction.ocr_lang = options.ocr_lang
+        extraction.ocr_pages[number] = found.confidence
+        if found.text.strip():
+            extraction.pages[number - 1] = normalize_text(found.text)
+    extraction.status = status_of(extraction.pages)
+    if extraction.status == OK:
+        extraction.error = None
+
+
+def find_elements(
+    path: Path, extraction: Extraction, options: ExtractOptions, beat: Heartbeat
+) -> None:
+    """Figures, tables and equations on the pages whose text suggests them."""
+    if not options.elements:
+        return
+    from pdfindex.elements import candidate_pages, detect_file_elements
+
+    pages = [n for n in candidate_pages(extraction.pages) if n not in extraction.ocr_pages]
+    if not pages:
+        return
+    beat()
+    deadline = time.monotonic() + options.timeout * ELEMENTS_SHARE
+    try:
+        found = detect_file_elements(path, pages, deadline=deadline)
+    except Exception as exc:  # the text is indexed all the same
+        extraction.notes.append(f"elements: {_describe(exc)}")
+        return
+    extraction.elements = [element.to_dict() for element in found]
+
+
+def extract_text(path: Path, engine: str) -> Extraction:
     """Extract `path` with its adapter (`engine` for PDFs); a PDF one engine cannot read is
     retried with the other."""
     first = adapter_name_for(path, engine) or engine

@@ -10,15 +10,19 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pdfindex import ocr
 from pdfindex.adapters import adapter_name_for, get_adapter, supported_extensions
 from pdfindex.adapters.base import FAILED, Extraction
 from pdfindex.cache import ExtractionCache, file_sha256
 from pdfindex.config import Settings
+from pdfindex.elements import DETECTOR_VERSION
 from pdfindex.errors import ConfigError
+from pdfindex.extract import ExtractOptions
 from pdfindex.language import guess_language
 from pdfindex.paths import assign_slug
 from pdfindex.pool import ExtractionPool
@@ -198,7 +202,8 @@ class Indexer:
         changed: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
             record = catalog.get(rel)
-            if record and record.size == file.size and record.mtime == file.mtime:
+            stale = record is not None and self._ocr_stale(record)
+            if record and record.size == file.size and record.mtime == file.mtime and not stale:
                 summary.unchanged += 1
                 continue
             try:
@@ -206,7 +211,7 @@ class Indexer:
             except OSError as exc:
                 log.warning("cannot read %s: %s", rel, exc)
                 continue
-            if record and record.sha256 == sha and record.status != FAILED:
+            if record and record.sha256 == sha and record.status != FAILED and not stale:
                 record.mtime, record.size = file.mtime, file.size
                 writer.replace_record(record)
                 summary.touched += 1
@@ -227,7 +232,7 @@ class Indexer:
                 del gone[source.path]
                 writer.remove_file(source.path)
             job = _Job(file, sha, slug, kind)
-            extraction = self.cache.get(sha, self.version_for(file.path))
+            extraction = self._cached(sha, file.path)
             if extraction is not None:
                 job.source = "cache"
             elif source is not None:
@@ -244,11 +249,45 @@ class Indexer:
         return jobs
 
     def version_for(self, path: str) -> str:
-        """The cache key part naming the adapter that reads `path`, with its version."""
+        """The cache key part naming the adapter that reads `path`, with its version, and
+        the element detector's version when elements are found."""
         name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
         if name not in self._versions:
             self._versions[name] = get_adapter(name).version
-        return self._versions[name]
+        version = self._versions[name]
+        if self.settings.elements and path.lower().endswith(".pdf"):
+            version += f"+elements-{DETECTOR_VERSION}"
+        return version
+
+    def cache_key(self, path: str, extraction: Extraction) -> str:
+        """Where an extraction is cached: OCR'd text is kept apart per OCR language."""
+        key = self.version_for(path)
+        return f"{key}+ocr-{extraction.ocr_lang}" if extraction.ocr_lang else key
+
+    def ocr_ready(self) -> bool:
+        """OCR is on and Tesseract can read the configured language."""
+        return self.settings.ocr and ocr.unavailable_reason(self.settings.ocr_lang) is None
+
+    def _cached(self, sha: str, path: str) -> Extraction | None:
+        """The cached extraction for these bytes made with today's settings, if any."""
+        key = self.version_for(path)
+        if self.ocr_ready():
+            found = self.cache.get(sha, f"{key}+ocr-{self.settings.ocr_lang}")
+            if found is not None:
+                return found
+        found = self.cache.get(sha, key)
+        if found is not None and found.ocr_missing and self.ocr_ready():
+            return None  # pages OCR could not read then, it can now
+        return found
+
+    def _ocr_stale(self, record: FileRecord) -> bool:
+        """An unchanged file whose pages should be read again because OCR changed: it is
+        now available, or now set to another language."""
+        if not self.settings.ocr or not (record.ocr_missing or record.ocr_lang):
+            return False
+        if record.ocr_lang and record.ocr_lang == self.settings.ocr_lang:
+            return False
+        return self.ocr_ready()
 
     def _from_index(self, record: FileRecord) -> Extraction:
         """A moved file's pages as the index holds them (when the cache lost them)."""
@@ -258,6 +297,12 @@ class Indexer:
             metadata=dict(record.metadata),
             error=record.error,
             engine=record.extractor,
+            ocr_lang=record.ocr_lang,
+            elements=[
+                {k: v for k, v in element.items() if k not in ("slug", "path")}
+                for element in self.store.elements(record.slug)
+            ],
+            notes=list(record.notes),
         )
 
     def _extract(
@@ -270,7 +315,7 @@ class Indexer:
             for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
                 summary.parsed += 1
                 summary.parsed_paths.append(job.file.path)
-                self.cache.put(job.sha, self.version_for(job.file.path), extraction)
+                self.cache.put(job.sha, self.cache_key(job.file.path, extraction), extraction)
                 yield job, extraction
         finally:
             if pool is self.shared_pool:
@@ -280,7 +325,12 @@ class Indexer:
 
     def new_pool(self, workers: int | None = None) -> ExtractionPool:
         s = self.settings
-        return ExtractionPool(s.extractor, workers or s.worker_count, s.timeout, s.memory_mb)
+        options = ExtractOptions(
+            ocr=s.ocr, ocr_lang=s.ocr_lang, elements=s.elements, timeout=s.timeout
+        )
+        return ExtractionPool(
+            s.extractor, workers or s.worker_count, s.timeout, s.memory_mb, options
+        )
 
     # -- writing -------------------------------------------------------------------
 
@@ -302,16 +352,41 @@ class Indexer:
             extractor=extraction.engine,
             metadata=extraction.metadata,
             language=guess_language("\n".join(extraction.pages[:5])),
-            stages=["hash", f"extract ({extraction.engine}, {job.source})", "index"],
+            stages=stages_of(extraction, job.source),
+            ocr_lang=extraction.ocr_lang,
+            ocr_pages=len(extraction.ocr_pages),
+            ocr_confidence=(
+                round(sum(extraction.ocr_pages.values()) / len(extraction.ocr_pages), 1)
+                if extraction.ocr_pages
+                else None
+            ),
+            ocr_missing=len(extraction.ocr_missing),
+            elements=dict(Counter(e["kind"] for e in extraction.elements)),
+            notes=extraction.notes,
         )
         writer.remove_file(file.path)
-        writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
+        writer.add_file(
+            record,
+            extraction.pages,
+            [index_text(p) for p in extraction.pages],
+            extraction.elements,
+        )
         summary.pages += len(extraction.pages)
         if extraction.status == FAILED:
             summary.failed += 1
             summary.failures[file.path] = extraction.error or "unknown error"
         else:
             setattr(summary, job.kind, getattr(summary, job.kind) + 1)
+
+
+def stages_of(extraction: Extraction, source: str) -> list[str]:
+    """The processing stages a file went through, as get_document_info shows them."""
+    stages = ["hash", f"extract ({extraction.engine}, {source})"]
+    if extraction.ocr_pages:
+        stages.append(f"ocr ({extraction.ocr_lang}, {len(extraction.ocr_pages)} pages)")
+    if extraction.elements:
+        stages.append(f"elements ({len(extraction.elements)})")
+    return [*stages, "index"]
 
 
 @dataclass

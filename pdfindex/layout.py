@@ -56,14 +56,27 @@ class TextBlock:
     lines: list[TextLine] = field(default_factory=list)
 
 
+GRAPHIC_KINDS = ("image", "figure", "rect", "line", "curve")
+
+
+@dataclass(frozen=True)
+class Graphic:
+    """Something drawn rather than written (a raster image, a form XObject container, a
+    rectangle, a straight line, a curve): where figures and ruled tables are found."""
+
+    kind: str  # one of GRAPHIC_KINDS ("figure" is pdfminer's LTFigure container)
+    bbox: BBox
+
+
 @dataclass(frozen=True)
 class PageLayout:
-    """One page's text blocks in the layout engine's reading order."""
+    """One page's text blocks in the layout engine's reading order, and its graphics."""
 
     number: int  # 1-based
     width: float
     height: float
     blocks: list[TextBlock] = field(default_factory=list)
+    graphics: list[Graphic] = field(default_factory=list)  # in drawing order
 
     @property
     def lines(self) -> list[TextLine]:
@@ -176,6 +189,13 @@ def group_rows(lines: Iterable[TextLine]) -> list[list[TextLine]]:
                 continue
         rows.append([line])
     return [sorted(row, key=lambda x: x.x0) for row in rows]
+
+
+def aligned_table(rows: list[list[TextLine]]) -> Table | None:
+    """These rows (from group_rows) as a table when their cells line up in columns and
+    read like cells rather than prose; the table heuristic of Markdown conversion, shared
+    with element detection."""
+    return _as_table(rows) if len(rows) >= 2 else None
 
 
 def grid_text(page: PageLayout) -> str:

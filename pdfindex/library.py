@@ -12,6 +12,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from pdfindex.adapters.base import OK
+from pdfindex.elements import ELEMENT_TYPES
 from pdfindex.errors import DocumentNotFound, InvalidQuery
 from pdfindex.search import ranked_search
 from pdfindex.service import PdfIndex
@@ -80,7 +81,17 @@ def document_info(index: PdfIndex, slug: str) -> dict[str, Any]:
         "metadata": record.metadata,
         "modified_at": iso(record.mtime),
         "indexed_at": iso(record.indexed_at),
-        "indexed_elements": {"pages": record.pages if record.status == OK else 0},
+        "indexed_elements": {
+            "pages": record.pages if record.status == OK else 0,
+            **{kind: record.elements.get(kind, 0) for kind in ELEMENT_TYPES},
+        },
+        "ocr": {
+            "language": record.ocr_lang,
+            "pages": record.ocr_pages,
+            "mean_confidence": record.ocr_confidence,
+            "pages_not_read": record.ocr_missing,
+        },
+        "notes": record.notes,
     }
 
 
@@ -177,6 +188,9 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
         f"Index: {stats['index_bytes'] / 1e6:.1f} MB in {stats['segments']} segments",
         f"Files folder: {settings.files_dir} ({settings.sources.get('files_dir')})",
         f"Configuration: root {settings.root} ({settings.sources.get('root')})",
+        f"OCR: {index.describe_ocr(stats['ocr'])}",
+        "Elements: "
+        + (", ".join(f"{n} {kind}" for kind, n in stats["elements"].items()) or "none found"),
         "Search: BM25 over page text (Whoosh); no embedding server is used.",
         f"Checked at {iso(time.time())}",
     ]
@@ -205,6 +219,16 @@ Look at pages:
 - get_page_image(document_slug="...", page_number=3) -> the page as a PNG image.
 - read_pdf(sources=[{"path": "a.pdf", "pages": "1-3"}]) or extract_pdf_page(file, pages)
   -> page text (Markdown, HTML, plain, LaTeX, DOCX).
+
+Figures, tables and equations (found at index time from the page layout):
+- search_visual_elements(query="mercator projection", element_type="figure") -> numbered
+  elements with type, label as printed ("Figure 8-1"), document slug and page.
+- get_element_image(document_slug="...", element_label="Table 5") -> the element as a PNG;
+  add page_number=... when the label occurs on several pages.
+- get_element_details(document_slug="...", element_label="Table 5") -> caption, the text
+  around it, a table's cells as Markdown, an equation's LaTeX when it can be recovered.
+
+Scanned pages are read by OCR at index time and searched like any other text.
 
 About documents: get_document_info(document_slug="..."), get_library_status().
 """

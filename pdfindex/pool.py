@@ -17,12 +17,16 @@ from typing import Any
 
 from pdfindex.adapters.base import FAILED, Extraction
 from pdfindex.errors import PdfIndexError
+from pdfindex.extract import ExtractOptions
 
 log = logging.getLogger(__name__)
 
 
-def _worker_main(conn: Connection, engine: str, memory_mb: int) -> None:
-    """Worker loop: receive a path, send back the extraction as a dict."""
+def _worker_main(
+    conn: Connection, engine: str, memory_mb: int, options: ExtractOptions | None
+) -> None:
+    """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
+    each slow step, which restarts the time limit)."""
     os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
     from pdfindex.extract import extract_file
 
@@ -35,7 +39,8 @@ def _worker_main(conn: Connection, engine: str, memory_mb: int) -> None:
             return
         if job is None:
             return
-        conn.send(extract_file(Path(job), engine).to_dict())
+        result = extract_file(Path(job), engine, options, heartbeat=lambda: conn.send("alive"))
+        conn.send(result.to_dict())
 
 
 def _cap_memory(memory_mb: int) -> None:
@@ -53,10 +58,12 @@ def _cap_memory(memory_mb: int) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, engine: str, memory_mb: int) -> None:
+    def __init__(
+        self, ctx: Any, engine: str, memory_mb: int, options: ExtractOptions | None
+    ) -> None:
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
-            target=_worker_main, args=(child, engine, memory_mb), daemon=True
+            target=_worker_main, args=(child, engine, memory_mb, options), daemon=True
         )
         self.process.start()
         child.close()
@@ -82,8 +89,16 @@ class _Worker:
 class ExtractionPool:
     """Extract many files on all cores; `run` yields (key, Extraction) as files finish."""
 
-    def __init__(self, engine: str, workers: int, timeout: float, memory_mb: int) -> None:
+    def __init__(
+        self,
+        engine: str,
+        workers: int,
+        timeout: float,
+        memory_mb: int,
+        options: ExtractOptions | None = None,
+    ) -> None:
         self.engine, self.size, self.timeout, self.memory_mb = engine, workers, timeout, memory_mb
+        self.options = options
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._start_failures = 0
@@ -110,7 +125,7 @@ class ExtractionPool:
             self._replace(worker)
 
     def _spawn(self) -> _Worker:
-        return _Worker(self._ctx, self.engine, self.memory_mb)
+        return _Worker(self._ctx, self.engine, self.memory_mb, self.options)
 
     def run(self, jobs: Iterable[tuple[Any, Path]]) -> Iterator[tuple[Any, Extraction]]:
         pending = list(jobs)
@@ -158,6 +173,9 @@ class ExtractionPool:
         if message == "ready":
             worker.ready = True
             self._start_failures = 0
+            return
+        if message == "alive":  # a slow step (one OCR page) is done: the limit restarts
+            worker.deadline = time.monotonic() + self.timeout
             return
         key = worker.job[0]  # type: ignore[index]
         worker.job = None

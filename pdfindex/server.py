@@ -40,6 +40,8 @@ from pdfindex.rag import process_document as run_process_document
 from pdfindex.rag import query_documents as run_query_documents
 from pdfindex.service import NOT_INDEXED, PdfIndex, parse_pages
 from pdfindex.sessions import SessionStore
+from pdfindex.visual import element_details, element_image
+from pdfindex.visual import search_visual_elements as run_search_visual
 
 log = logging.getLogger("pdfindex.server")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,6 +56,8 @@ pdfindex answers searches over a folder of PDFs from a persistent full-text inde
 - extract_pdf_page(file, pages, output_format): pages as Markdown, HTML, text, LaTeX, DOCX.
 - find_document, search_documents, get_page_image, get_document_info, list_documents:
   the library by document slug (resource tour://library explains them).
+- search_visual_elements, get_element_image, get_element_details: figures, tables and
+  equations by caption, looked up by (document slug, label as printed).
 - process_document, query_documents: index a file now; cited passages for a question.
 Paths are relative to the files folder."""
 
@@ -376,6 +380,71 @@ def build_server(
             return [caption, Image(data=png, format="png")]
 
         return _seed004(render)
+
+    @server.tool(structured_output=False)
+    @_logged
+    def search_visual_elements(
+        query: Annotated[
+            str, Field(description="What the figure, table or equation shows, in words.")
+        ],
+        element_type: Annotated[
+            str | None,
+            Field(description="Only this type: 'figure', 'table', 'equation', 'diagram', 'chart'."),
+        ] = None,
+        limit: Annotated[int, Field(description="Maximum results, 1-50.")] = 10,
+        document_slug: Annotated[
+            str | None, Field(description="Only this document (slug).")
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> str:
+        """Search figures, tables, equations, diagrams and charts by their captions and the
+        text around them. Each result shows the element's type and label, document slug and
+        page: pass slug and label to get_element_image or get_element_details."""
+        return _seed004(
+            lambda: run_search_visual(_live(ctx).index, query, element_type, limit, document_slug)
+        )
+
+    @server.tool(structured_output=False)
+    @_logged
+    def get_element_image(
+        document_slug: Annotated[str, Field(description="Document slug, e.g. 'usgs_snyder'.")],
+        element_label: Annotated[
+            str, Field(description="Element label as printed, e.g. 'Table 5', 'Figure 3-1'.")
+        ],
+        page_number: Annotated[
+            int | None, Field(description="Page, when the label occurs on several pages.")
+        ] = None,
+        dpi: Annotated[
+            int | None,
+            Field(description=f"Resolution {MIN_DPI}-{MAX_DPI} (default {DEFAULT_DPI})."),
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> Any:
+        """An element's region of its page as a PNG image: [element info text, image]."""
+
+        def render() -> list[Any]:
+            text, png = element_image(
+                _live(ctx).index, document_slug, element_label, page_number, dpi
+            )
+            return [text, Image(data=png, format="png")]
+
+        return _seed004(render)
+
+    @server.tool(structured_output=False)
+    @_logged
+    def get_element_details(
+        document_slug: Annotated[str, Field(description="Document slug.")],
+        element_label: Annotated[str, Field(description="Element label, e.g. 'Table 5'.")],
+        page_number: Annotated[
+            int | None, Field(description="Page, when the label occurs on several pages.")
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> str:
+        """An element's type, label, caption and surrounding text; a table's cells as
+        Markdown; an equation's LaTeX when it can be recovered."""
+        return _seed004(
+            lambda: element_details(_live(ctx).index, document_slug, element_label, page_number)
+        )
 
     @server.tool()
     @_logged

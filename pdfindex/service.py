@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from pdfindex import ocr
 from pdfindex.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
 from pdfindex.cache import ExtractionCache
 from pdfindex.config import Settings
@@ -78,7 +80,45 @@ class PdfIndex:
             "files_dir": str(self.settings.files_dir),
             "index_dir": str(self.settings.index_dir),
             "extractor": self.settings.extractor,
+            "ocr": self.ocr_status(catalog.values()),
+            "elements": dict(
+                sum((Counter(r.elements) for r in catalog.values()), Counter()).most_common()
+            ),
         }
+
+    def ocr_status(self, records: Iterable[FileRecord]) -> dict[str, Any]:
+        """OCR in one place (not per page): can it run, what it read, what it could not."""
+        records = list(records)
+        missing = [r for r in records if r.ocr_missing]
+        engine = ocr.engine()
+        reason = (
+            "OCR is switched off (ocr = false)"
+            if not self.settings.ocr
+            else ocr.unavailable_reason(self.settings.ocr_lang)
+        )
+        return {
+            "enabled": self.settings.ocr,
+            "language": self.settings.ocr_lang,
+            "engine": engine.version or None,
+            "unavailable": reason,
+            "pages_read": sum(r.ocr_pages for r in records),
+            "pages_not_read": sum(r.ocr_missing for r in records),
+            "files_not_read": len(missing),
+        }
+
+    def describe_ocr(self, info: dict[str, Any]) -> str:
+        """One line on OCR for stats and get_library_status."""
+        if info["unavailable"]:
+            line = f"unavailable: {info['unavailable']}"
+        else:
+            line = f"{info['engine']}, language {info['language']}"
+        line += f"; {info['pages_read']} pages read by OCR"
+        if info["pages_not_read"]:
+            line += (
+                f"; {info['pages_not_read']} image pages in {info['files_not_read']} files "
+                "have no text layer and were not read (not searchable)"
+            )
+        return line
 
     # -- documents -----------------------------------------------------------------
 

@@ -26,9 +26,9 @@ from whoosh.writing import CLEAR
 
 from pdfindex.errors import IndexLocked, InvalidQuery
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 _FORMAT_FILE = "pdfindex-format.json"
-PAGE, FILE = "page", "file"
+PAGE, FILE, ELEMENT = "page", "file", "element"
 
 
 def docnums(searcher: Searcher, query: Query) -> Iterator[int]:
@@ -69,6 +69,11 @@ def make_schema() -> Schema:
         content=TEXT(analyzer=page_analyzer(), phrase=True),
         text=STORED(),
         record=STORED(),
+        # Visual elements have fields of their own, so page queries (content, slug) never
+        # see them; `path` is shared, so removing a file removes its elements too.
+        eslug=ID(),
+        etype=ID(),
+        etext=TEXT(analyzer=page_analyzer()),
     )
 
 
@@ -90,6 +95,12 @@ class FileRecord:
     metadata: dict[str, str] = field(default_factory=dict)
     language: str = "unknown"
     stages: list[str] = field(default_factory=list)
+    ocr_lang: str | None = None  # set when OCR read any page
+    ocr_pages: int = 0
+    ocr_confidence: float | None = None  # mean over OCR'd pages
+    ocr_missing: int = 0  # pages without a text layer that OCR did not read
+    elements: dict[str, int] = field(default_factory=dict)  # element type -> count
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -270,7 +281,9 @@ class Store:
         if pages:
             clauses.append(NumericRange("page", pages[0], pages[1]))
         # Masking the few catalog records is cheaper than intersecting every page.
-        results = s.search(And(clauses), limit=limit, mask=Term("kind", FILE))
+        results = s.search(
+            And(clauses), limit=limit, mask=Or([Term("kind", FILE), Term("kind", ELEMENT)])
+        )
         hits = [
             PageHit(hit["path"], hit["slug"], hit["page"], hit.score, "", hit["text"])
             for hit in results
@@ -281,6 +294,34 @@ class Store:
             if field == "content"
         }
         return len(results), hits, terms
+
+    def elements(self, slug: str) -> list[dict]:
+        """Every element of a document, in page order."""
+        s = self.searcher()
+        found = [
+            s.stored_fields(n)["record"]
+            for n in docnums(s, And([Term("kind", ELEMENT), Term("eslug", slug)]))
+        ]
+        return sorted(found, key=lambda e: (e["page"], e["bbox"][1], e["label"]))
+
+    def search_elements(
+        self, query_text: str, limit: int, kind: str | None = None, slug: str | None = None
+    ) -> tuple[int, list[tuple[dict, float]]]:
+        """BM25F over element labels, captions and surrounding text; more words matched rank
+        higher (no word is required). Returns (total, [(element, score)])."""
+        parser = QueryParser("etext", self._ix.schema, group=OrGroup.factory(0.9))
+        try:
+            parsed = parser.parse(query_text)
+        except Exception as exc:
+            raise InvalidQuery(f"cannot parse query {query_text!r}: {exc}") from exc
+        clauses: list[Query] = [parsed, Term("kind", ELEMENT)]
+        if kind:
+            clauses.append(Term("etype", kind))
+        if slug:
+            clauses.append(Term("eslug", slug))
+        s = self.searcher()
+        results = s.search(And(clauses), limit=limit)
+        return len(results), [(hit["record"], hit.score) for hit in results]
 
     def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
         """Whether at most `most` index words start with `prefix`."""
@@ -365,8 +406,15 @@ class StoreWriter:
         self._raw = raw
         self.changed = False
 
-    def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
-        """`index_text` is what gets tokenised per page (page text plus joined hyphenations)."""
+    def add_file(
+        self,
+        record: FileRecord,
+        pages: list[str],
+        index_text: list[str],
+        elements: list[dict] | None = None,
+    ) -> None:
+        """`index_text` is what gets tokenised per page (page text plus joined hyphenations);
+        `elements` are pdfindex.elements.Element dicts."""
         self.changed = True
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             self._raw.add_document(
@@ -376,6 +424,18 @@ class StoreWriter:
                 page=number,
                 content=indexed,
                 text=text,
+            )
+        for element in elements or []:
+            self._raw.add_document(
+                kind=ELEMENT,
+                path=record.path,
+                eslug=record.slug,
+                etype=element["kind"],
+                page=element["page"],
+                etext="\n".join(
+                    (element["label"], element["kind"], element["caption"], element["context"])
+                ),
+                record={**element, "slug": record.slug, "path": record.path},
             )
         self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
 

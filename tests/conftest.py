@@ -44,7 +44,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pdfgen.write_encrypted_pdf(folder / "open-encrypted.pdf", ["secret but open"], user_password="")
     pdfgen.write_encrypted_pdf(folder / "locked.pdf", ["locked text"], user_password="pw123")
     pdfgen.write_corrupt_pdf(folder / "corrupt.pdf")
-    pdfgen.write_image_only_pdf(folder / "scan.pdf")
+    pdfgen.write_image_only_pdf(folder / "scan.pdf")  # read by OCR
+    pdfgen.write_pdf(folder / "blank.pdf", [""])  # nothing to read: stays empty
     (folder / "sub").mkdir()
     pdfgen.write_pdf(folder / "sub" / "nested doc.pdf", ["Nested document in a sub-folder."])
     pdfgen.write_large_pdf(folder / "large.pdf", 320)

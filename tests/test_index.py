@@ -27,7 +27,8 @@ def test_catalog_statuses(indexed: PdfIndex) -> None:
         "open-encrypted.pdf": "ok",
         "locked.pdf": "encrypted",
         "corrupt.pdf": "failed",
-        "scan.pdf": "empty",
+        "scan.pdf": "ok",  # OCR (CI installs Tesseract)
+        "blank.pdf": "empty",
         "sub/nested doc.pdf": "ok",
         "large.pdf": "ok",
     }
@@ -40,10 +41,10 @@ def test_catalog_statuses(indexed: PdfIndex) -> None:
 
 def test_stats_reports_problems(indexed: PdfIndex) -> None:
     stats = indexed.stats()
-    assert stats["documents"] == 9
-    assert stats["by_status"] == {"ok": 6, "empty": 1, "encrypted": 1, "failed": 1}
+    assert stats["documents"] == 10
+    assert stats["by_status"] == {"ok": 7, "empty": 1, "encrypted": 1, "failed": 1}
     reasons = {p["path"]: p["reason"] for p in stats["problems"]}
-    assert set(reasons) == {"locked.pdf", "corrupt.pdf", "scan.pdf"}
+    assert set(reasons) == {"locked.pdf", "corrupt.pdf", "blank.pdf"}
     assert "password" in reasons["locked.pdf"]
     assert stats["index_bytes"] > 0 and stats["last_update"]
 
@@ -78,7 +79,7 @@ def test_search_pdf_hyphenation_unicode_and_subfolders(indexed: PdfIndex) -> Non
 
 
 def test_search_pdf_errors_for_unreadable_files(indexed: PdfIndex) -> None:
-    for name, word in (("corrupt", "Failed to parse"), ("locked", "password"), ("scan", "No text")):
+    for name, word in (("corrupt", "Failed to parse"), ("locked", "password"), ("blank", "No text")):
         result = indexed.search_pdf(name, "anything")
         assert result["file_exists"] and not result["query_exists"]
         assert word in result["error"]

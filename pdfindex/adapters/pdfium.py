@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from pdfindex.adapters.base import EncryptedDocument, Extraction, finish
 
@@ -75,3 +76,50 @@ def render_page_png(path: Path, page_number: int, dpi: float) -> tuple[bytes, in
         return buffer.getvalue(), len(pdf)
     finally:
         pdf.close()
+
+
+def pages_with_images(path: Path, page_numbers: list[int]) -> list[int]:
+    """Those of the 1-based pages that show an image (OCR candidates; blank pages are not)."""
+    pdf = pdfium.PdfDocument(str(path), password=None)
+    try:
+        found = []
+        for number in page_numbers:
+            page = pdf[number - 1]
+            try:
+                objects = page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=3)
+                if next(objects, None) is not None:
+                    found.append(number)
+            finally:
+                page.close()
+        return found
+    finally:
+        pdf.close()
+
+
+def render_region_png(
+    path: Path, page_number: int, bbox: tuple[float, float, float, float], dpi: float
+) -> bytes:
+    """A region of a page, (x0, top, x1, bottom) in points from the top-left corner, as
+    PNG bytes at `dpi` (clipped to the page)."""
+    import io
+
+    pdf = pdfium.PdfDocument(str(path), password=None)
+    try:
+        page = pdf[page_number - 1]
+        try:
+            width, height = page.get_size()
+            x0, top, x1, bottom = bbox
+            crop = (
+                max(0.0, x0),
+                max(0.0, height - bottom),
+                max(0.0, width - x1),
+                max(0.0, top),
+            )  # pdfium crops (left, bottom, right, top) amounts off each side
+            image = page.render(scale=dpi / 72.0, crop=crop).to_pil()
+        finally:
+            page.close()
+    finally:
+        pdf.close()
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()

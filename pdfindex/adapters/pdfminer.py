@@ -2,8 +2,9 @@
 
 The only module that imports pdfminer. One pass over the pages with a converter whose
 buffer is cleared per page (extract_text(page_numbers=[i]) would re-parse per page).
-`layout_pages` runs the layout analysis of a few pages on demand (page conversion) and
-hands back plain `pdfindex.layout` records, so no pdfminer type leaks out.
+`layout_pages` runs the layout analysis of a few pages on demand (page conversion, element
+detection) and hands back plain `pdfindex.layout` records (text and graphics), so no
+pdfminer type leaks out.
 """
 
 from __future__ import annotations
@@ -18,7 +19,19 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 
 from pdfminer.converter import PDFPageAggregator, TextConverter
-from pdfminer.layout import LAParams, LTChar, LTContainer, LTPage, LTTextBox, LTTextLine
+from pdfminer.layout import (
+    LAParams,
+    LTChar,
+    LTContainer,
+    LTCurve,
+    LTFigure,
+    LTImage,
+    LTLine,
+    LTPage,
+    LTRect,
+    LTTextBox,
+    LTTextLine,
+)
 from pdfminer.pdfdocument import PDFDocument, PDFPasswordIncorrect
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
@@ -27,7 +40,7 @@ from pdfminer.pdftypes import resolve1
 
 from pdfindex.adapters.base import EncryptedDocument, Extraction, finish, normalize_text
 from pdfindex.errors import PageOutOfRange
-from pdfindex.layout import BBox, PageLayout, TextBlock, TextLine
+from pdfindex.layout import BBox, Graphic, PageLayout, TextBlock, TextLine
 
 _META_KEYS = {
     "Title": "title",
@@ -132,8 +145,47 @@ def _page_layout(number: int, page: LTPage) -> PageLayout:
             text = "\n".join(line.text for line in lines)
             blocks.append(TextBlock(text=text, bbox=_flip(page, box.bbox), lines=lines))
     return PageLayout(
-        number=number, width=round(page.width, 2), height=round(page.height, 2), blocks=blocks
+        number=number,
+        width=round(page.width, 2),
+        height=round(page.height, 2),
+        blocks=blocks,
+        graphics=list(_graphics(page, page)),
     )
+
+
+# Subclasses before their bases: LTRect and LTLine are LTCurves.
+_GRAPHIC_TYPES = (
+    (LTImage, "image"),
+    (LTFigure, "figure"),
+    (LTRect, "rect"),
+    (LTLine, "line"),
+    (LTCurve, "curve"),
+)
+
+
+def _graphics(page: LTPage, container: LTContainer) -> Iterable[Graphic]:
+    """Images, figure containers, rectangles, lines and curves in drawing order, also
+    those inside figure containers (element detection looks for figures and ruled
+    tables among them)."""
+    for item in container:
+        if isinstance(item, LTChar | LTTextBox):
+            continue
+        for kind_type, kind in _GRAPHIC_TYPES:
+            if isinstance(item, kind_type):
+                yield Graphic(kind, _flip(page, item.bbox))
+                break
+        if isinstance(item, LTFigure):
+            yield from _graphics(page, item)
+
+
+def page_count(path: Path) -> int:
+    """How many pages the document has (its page tree only, no content is parsed)."""
+    with open(path, "rb") as handle:
+        try:
+            document = PDFDocument(PDFParser(handle), password="")
+        except PDFPasswordIncorrect as exc:
+            raise EncryptedDocument("a password is required to open this PDF") from exc
+        return sum(1 for _ in PDFPage.create_pages(document))
 
 
 def _flip(page: LTPage, bbox: tuple[float, float, float, float]) -> BBox:

@@ -1,0 +1,177 @@
+"""Seed 004's element tools: figures, tables and equations found at index time, looked up
+by the compound key (document slug, label as printed[, page]).
+
+Answers are formatted text, like search_documents, so a model can build the follow-up
+get_element_image / get_element_details call from what it reads.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from pdfindex.adapters.pdfium import render_region_png
+from pdfindex.elements import ELEMENT_TYPES, Element
+from pdfindex.errors import DocumentNotFound, InvalidQuery
+from pdfindex.images import DEFAULT_DPI, MAX_DPI, MIN_DPI
+from pdfindex.library import record_by_slug
+from pdfindex.service import PdfIndex
+
+MAX_LIMIT = 50
+MARGIN = 8.0  # points around an element's region in its image
+_ABBREVIATIONS = {"fig": "figure", "tab": "table", "eq": "equation", "eqn": "equation"}
+
+
+def normalize_label(label: str) -> str:
+    """'Fig. 3-1' == 'figure 3-1'; 'Equation (4)' == 'equation 4'; case and spaces ignored."""
+    text = label.casefold().strip().rstrip(".:")
+    text = re.sub(r"^([a-z]+)\.?", lambda m: _ABBREVIATIONS.get(m[1], m[1]), text)
+    return re.sub(r"[\s()]+", "", text)
+
+
+def search_visual_elements(
+    index: PdfIndex,
+    query: str,
+    element_type: str | None = None,
+    limit: int = 10,
+    document_slug: str | None = None,
+) -> str:
+    """Ranked elements (BM25 over label, caption and surrounding text), numbered."""
+    if not query.strip():
+        raise InvalidQuery("query is empty: describe the figure or table you look for")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidQuery(f"limit must be from 1 to {MAX_LIMIT}")
+    kind = element_type.strip().lower() if element_type else None
+    if kind and kind not in ELEMENT_TYPES:
+        raise InvalidQuery(f"element_type must be one of {', '.join(ELEMENT_TYPES)}")
+    slug = record_by_slug(index, document_slug).slug if document_slug else None
+    total, hits = index.store.search_elements(query, limit, kind=kind, slug=slug)
+    if not hits:
+        where = f" in '{slug}'" if slug else ""
+        return f'No {kind or "visual element"}s{where} match "{query}".'
+    lines = [f'Found {total} elements for "{query}", showing {len(hits)}:', ""]
+    for n, (found, score) in enumerate(hits, start=1):
+        element = Element.from_dict(found)
+        lines += [
+            f"[{n}] {element.kind.upper()}: {element.label}",
+            f"  Document: {found['slug']}",
+            f"  Page: {element.page}",
+            f"  Score: {score:.2f}",
+        ]
+        if element.caption:
+            lines.append(f"  Caption: {_short(element.caption, 300)}")
+        lines.append("")
+    lines.append(
+        "Follow up with get_element_image(document_slug, element_label) to see one, or "
+        "get_element_details(...) for its caption, context and cells."
+    )
+    return "\n".join(lines)
+
+
+def find_element(
+    index: PdfIndex, document_slug: str, element_label: str, page_number: int | None = None
+) -> tuple[Element, dict[str, Any]]:
+    """The element with this label (and page), with its document's catalog record as a
+    dict; the error lists what there is when the label is unknown or ambiguous."""
+    record = record_by_slug(index, document_slug)
+    everything = [Element.from_dict(e) for e in index.store.elements(record.slug)]
+    wanted = normalize_label(element_label)
+    found = [e for e in everything if normalize_label(e.label) == wanted]
+    if page_number is not None:
+        found = [e for e in found if e.page == page_number]
+    if len(found) == 1:
+        return found[0], {
+            "slug": record.slug,
+            "title": record.title,
+            "path": record.path,
+            "pages": record.pages,
+        }
+    if found:
+        pages = ", ".join(str(e.page) for e in found)
+        raise InvalidQuery(
+            f"'{element_label}' occurs on several pages of '{record.slug}': pages {pages}. "
+            "Call again with page_number."
+        )
+    where = f" on page {page_number}" if page_number is not None else ""
+    known = ", ".join(f"{e.label} (p. {e.page})" for e in everything[:40])
+    more = f" and {len(everything) - 40} more" if len(everything) > 40 else ""
+    listing = (
+        f" Elements in this document: {known}{more}."
+        if everything
+        else (" No figures, tables or equations were found in this document.")
+    )
+    raise DocumentNotFound(
+        f"No element '{element_label}'{where} in document '{record.slug}'.{listing} "
+        "Use search_visual_elements to find elements."
+    )
+
+
+def element_image(
+    index: PdfIndex,
+    document_slug: str,
+    element_label: str,
+    page_number: int | None = None,
+    dpi: int | None = None,
+) -> tuple[str, bytes]:
+    """(description, PNG) of the element's region with a small margin, at a DPI that keeps
+    the PNG under the page image budget."""
+    wanted = DEFAULT_DPI if dpi is None else dpi
+    if not MIN_DPI <= wanted <= MAX_DPI:
+        raise InvalidQuery(f"dpi must be from {MIN_DPI} to {MAX_DPI}, got {dpi}")
+    element, document = find_element(index, document_slug, element_label, page_number)
+    real, _ = index.resolve(document["path"])
+    x0, top, x1, bottom = element.bbox
+    region = (x0 - MARGIN, top - MARGIN, x1 + MARGIN, bottom + MARGIN)
+    budget = index.settings.page_image_bytes
+    used = wanted
+    png = render_region_png(real, element.page, region, used)
+    while len(png) > budget and used > MIN_DPI:
+        used = max(MIN_DPI, int(used * math.sqrt(budget / len(png)) * 0.95))
+        png = render_region_png(real, element.page, region, used)
+    text = "\n".join(
+        [
+            f"{element.kind.capitalize()}: {element.label}",
+            f"Page {element.page} of {document['pages']}",
+            f"Document: {document['slug']} ({document['title']})",
+            *([f"Caption: {_short(element.caption, 500)}"] if element.caption else []),
+            f"Region (points from the top-left): {', '.join(f'{v:.0f}' for v in element.bbox)}",
+            f"Rendered at {used} dpi, {len(png)} bytes",
+        ]
+    )
+    return text, png
+
+
+def element_details(
+    index: PdfIndex, document_slug: str, element_label: str, page_number: int | None = None
+) -> str:
+    """Type, label, caption, surrounding text, table cells as Markdown, LaTeX."""
+    element, document = find_element(index, document_slug, element_label, page_number)
+    lines = [
+        f"Type: {element.kind}",
+        f"Label: {element.label}",
+        f"Document: {document['slug']} ({document['title']})",
+        f"Page: {element.page}",
+        f"Caption: {element.caption or '(none printed)'}",
+        "",
+        "Context:",
+        element.context or "(no text around it)",
+    ]
+    table = element.markdown_table()
+    if element.kind == "table":
+        lines += ["", "Cells:", table or "Not available: the layout does not give the cells."]
+    elif table:
+        lines += ["", "Cells:", table]
+    if element.kind == "equation":
+        latex = element.latex
+        lines += [
+            "",
+            "LaTeX (approximate, recovered from the text layer):" if latex else "LaTeX:",
+            latex or "Not available: nothing in the text layer could be recovered.",
+        ]
+    return "\n".join(lines)
+
+
+def _short(text: str, most: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"

@@ -1,0 +1,131 @@
+"""Scanned pages: read by the real Tesseract at index time and searched like any text."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pdfindex import ocr
+from pdfindex.service import PdfIndex
+from tests import pdfgen
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.skipif(
+    not ocr.engine().available, reason="Tesseract is not installed (.ci/run installs it)"
+)
+
+
+def write_mixed_pdf(path: Path) -> Path:
+    """Page 1 has a text layer, pages 2 and 3 are scans of different text."""
+    pdf = pdfgen._new_pdf()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.multi_cell(0, 14, "An ordinary page with a text layer about harbours.")
+    for text in ("QUARTERLY REPORT ZEPHYR 2031", "MINUTES OF THE BOARD MEETING"):
+        pdf.add_page()
+        pdf.image(pdfgen._render_scan(text), x=0, y=0, w=pdfgen.PAGE_WIDTH_PT)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(pdf.output()))
+    return path
+
+
+def test_scanned_pages_are_found_through_search_pdf(tmp_path: Path) -> None:
+    write_mixed_pdf(tmp_path / "files" / "mixed.pdf")
+    index = PdfIndex(make_settings(tmp_path))
+    try:
+        summary = index.reindex()
+        assert summary.added == 1 and summary.failed == 0
+        record = index.store.record("mixed.pdf")
+        assert record.status == "ok" and record.ocr_lang == "eng"
+        assert record.ocr_pages == 2 and record.ocr_missing == 0
+        assert record.ocr_confidence is not None and record.ocr_confidence > 60
+        assert any(stage.startswith("ocr (eng, 2 pages)") for stage in record.stages)
+        found = index.search_pdf("mixed", "quarterly report zephyr", context_length=10)
+        assert found["query_exists"] and len(found["matches"]) == 1
+        assert index.search_pdf("mixed", "board meeting")["query_exists"]
+        assert index.search_pdf("mixed", "harbours")["query_exists"]  # the text layer stays
+        texts = index.store.page_texts(record.slug)
+        assert "ZEPHYR" in texts[1] and "ZEPHYR" not in texts[2]  # each page its own text
+        status = index.stats()["ocr"]
+        assert status["unavailable"] is None and status["pages_read"] == 2
+        assert "tesseract" in status["engine"]
+        keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
+        assert len(keys) == 1 and "+ocr-eng" in keys[0]  # the cache key names OCR and language
+    finally:
+        index.close()
+
+
+def test_ocr_switched_off_then_on_rereads_only_scanned_files(tmp_path: Path) -> None:
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "INVOICE NUMBER 4711")
+    pdfgen.write_pdf(tmp_path / "files" / "text.pdf", ["plain text page"])
+    off = PdfIndex(make_settings(tmp_path, ocr=False))
+    try:
+        off.reindex()
+        record = off.store.record("scan.pdf")
+        assert record.status == "empty" and record.ocr_missing == 1 and record.ocr_pages == 0
+        status = off.stats()["ocr"]
+        assert "switched off" in status["unavailable"] and status["pages_not_read"] == 1
+        assert "not searchable" in off.describe_ocr(status)
+        assert not off.search_pdf("scan", "4711")["query_exists"]
+    finally:
+        off.close()
+    on = PdfIndex(make_settings(tmp_path, ocr=True))
+    try:
+        summary = on.reindex()  # nothing changed on disk: only the scan is read again
+        assert summary.parsed_paths == ["scan.pdf"]
+        assert on.store.record("scan.pdf").ocr_pages == 1
+        assert on.search_pdf("scan", "invoice number 4711")["query_exists"]
+        assert on.reindex().parsed == 0  # and once read, it stays read
+    finally:
+        on.close()
+
+
+def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -> None:
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "HELLO", pages=3)
+    index = PdfIndex(make_settings(tmp_path, ocr_lang="xyz"))
+    try:
+        index.reindex()
+        record = index.store.record("scan.pdf")
+        assert record.status == "empty" and record.ocr_missing == 3
+        assert len(record.notes) == 1 and "xyz" in record.notes[0]
+        status = index.stats()["ocr"]
+        assert "xyz not installed" in status["unavailable"]
+        assert status["pages_not_read"] == 3 and status["files_not_read"] == 1
+    finally:
+        index.close()
+
+
+def test_missing_tesseract_is_reported_by_stats(tmp_path: Path) -> None:
+    """A real run of the CLI on a PATH without Tesseract (the program is simply absent)."""
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "HELLO")
+    path = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if not shutil.which("tesseract", path=p)
+    )
+    assert shutil.which("tesseract", path=path) is None
+    env = {**os.environ, "PATH": path}
+    command = [sys.executable, "-m", "pdfindex.cli"]
+    root = ["--root", str(tmp_path)]
+    done = subprocess.run([*command, "reindex", *root], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stats = subprocess.run([*command, "stats", *root], env=env, capture_output=True, text=True)
+    ocr_lines = [line for line in stats.stdout.splitlines() if "tesseract not found" in line]
+    assert len(ocr_lines) == 1 and "1 image pages in 1 files" in ocr_lines[0], stats.stdout
+
+
+def test_parse_tsv_keeps_lines_and_paragraphs() -> None:
+    header = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tl\tt\tw\th\tconf\ttext"
+    rows = [
+        "5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\tHello",
+        "5\t1\t1\t1\t1\t2\t0\t0\t1\t1\t80\tworld",
+        "5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t70\tagain",
+        "4\t1\t1\t1\t2\t0\t0\t0\t1\t1\t-1\t",
+        "5\t1\t2\t1\t1\t1\t0\t0\t1\t1\t60\tNext",
+    ]
+    found = ocr.parse_tsv("\n".join([header, *rows]))
+    assert found.text == "Hello world\nagain\n\nNext"
+    assert found.confidence == 75.0
