@@ -217,7 +217,7 @@ def _refine_kind(kind: str, caption: str) -> str:
 
 _EQ_NUMBER_CORE = r"\((?:\d{1,3}(?:\.\d{1,3}){0,2}[a-z]?|[A-Z]\.\d{1,3})\)"
 _EQ_NUMBER = re.compile(rf"(?:^|\s){_EQ_NUMBER_CORE}$")
-_MATH_CHARS = "=<>≤≥≠≈≡∼≃≅∝±∓×÷·∑∏∐∫∬∮√∂∇∞∈∉∋⊂⊃⊆⊇∪∩∧∨¬→←↔⇒⇐⇔↦∀∃′″⊗⊕∘‖ℓħ⟨⟩"
+_MATH_CHARS = "=<>≤≥≠≈≡∼≃≅∝±∓×÷·∙∑∏∐∫∬∮√∂∇∞∈∉∋⊂⊃⊆⊇∪∩∧∨¬→←↔⇒⇐⇔↦∀∃′″⊗⊕∘‖ℓħ⟨⟩"
 _GREEK = "α-ωΑ-Ωϑϕϵϱϖ"
 _CANDIDATE_NUMBER = re.compile(rf"{_EQ_NUMBER_CORE}[ \t\r]*$", re.MULTILINE)
 _CANDIDATE_MATH = re.compile(rf"[{_MATH_CHARS}{_GREEK}+−^]")
@@ -235,9 +235,12 @@ def candidate_pages(page_texts: list[str]) -> list[int]:
 
 
 def _numbered_math(text: str) -> bool:
-    """A line ending with an equation number "(4)" that has a math sign before it."""
+    """A line ending with an equation number "(4)" with a math sign before it, on that
+    line or the three before (text extraction may break a display formula into lines)."""
     for match in _CANDIDATE_NUMBER.finditer(text):
-        start = text.rfind("\n", 0, match.start()) + 1
+        start = match.start()
+        for _ in range(4):
+            start = text.rfind("\n", 0, start - 1) + 1 if start > 0 else 0
         if _CANDIDATE_MATH.search(text, start, match.start()):
             return True
     return False

@@ -76,10 +76,12 @@ def test_search_pdf_hyphenation_unicode_and_subfolders(indexed: PdfIndex) -> Non
     assert indexed.search_pdf("multi", "naïve café")["query_exists"]
     assert indexed.search_pdf("sub/nested doc", "sub-folder")["query_exists"]
     assert indexed.search_pdf("open-encrypted", "secret")["query_exists"]
+    assert indexed.search_pdf("scan", "scanned invoice 4711")["query_exists"]  # OCR
 
 
 def test_search_pdf_errors_for_unreadable_files(indexed: PdfIndex) -> None:
-    for name, word in (("corrupt", "Failed to parse"), ("locked", "password"), ("blank", "No text")):
+    unreadable = (("corrupt", "Failed to parse"), ("locked", "password"), ("blank", "No text"))
+    for name, word in unreadable:
         result = indexed.search_pdf(name, "anything")
         assert result["file_exists"] and not result["query_exists"]
         assert word in result["error"]
