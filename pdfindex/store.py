@@ -19,14 +19,14 @@ from whoosh import index
 from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.index import LockError
-from whoosh.qparser import AndGroup, FuzzyTermPlugin, OrGroup, QueryParser
+from whoosh.qparser import AndGroup, FuzzyTermPlugin, MultifieldParser, OrGroup, QueryParser
 from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
 from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
 from pdfindex.errors import IndexLocked, InvalidQuery
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 _FORMAT_FILE = "pdfindex-format.json"
 PAGE, FILE, ELEMENT = "page", "file", "element"
 
@@ -73,7 +73,8 @@ def make_schema() -> Schema:
         # see them; `path` is shared, so removing a file removes its elements too.
         eslug=ID(),
         etype=ID(),
-        etext=TEXT(analyzer=page_analyzer()),
+        ecaption=TEXT(analyzer=page_analyzer(), field_boost=2.0),  # label and caption
+        etext=TEXT(analyzer=page_analyzer()),  # type and the text around it
     )
 
 
@@ -309,7 +310,9 @@ class Store:
     ) -> tuple[int, list[tuple[dict, float]]]:
         """BM25F over element labels, captions and surrounding text; more words matched rank
         higher (no word is required). Returns (total, [(element, score)])."""
-        parser = QueryParser("etext", self._ix.schema, group=OrGroup.factory(0.9))
+        parser = MultifieldParser(
+            ["ecaption", "etext"], self._ix.schema, group=OrGroup.factory(0.9)
+        )
         try:
             parsed = parser.parse(query_text)
         except Exception as exc:
@@ -432,9 +435,8 @@ class StoreWriter:
                 eslug=record.slug,
                 etype=element["kind"],
                 page=element["page"],
-                etext="\n".join(
-                    (element["label"], element["kind"], element["caption"], element["context"])
-                ),
+                ecaption=f"{element['label']}\n{element['caption']}",
+                etext=f"{element['kind']}\n{element['context']}",
                 record={**element, "slug": record.slug, "path": record.path},
             )
         self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))

@@ -1,0 +1,162 @@
+"""Figures, tables and equations through a real MCP client talking to `pdfindex serve`:
+found at index time, searched, shown as images and described."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from PIL import Image
+
+from tests import elementgen, pdfgen
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("visual")
+    (root / "files").mkdir()
+    elementgen.report_pdf(root / "files" / "report.pdf")
+    elementgen.report_pdf(root / "files" / "copy.pdf")  # the same labels in two documents
+    pdfgen.write_pdf(root / "files" / "prose.pdf", ["Nothing but text. See Table 4 later."])
+    return root
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+def image_of(result: Any) -> Image.Image:
+    (image,) = [c for c in result.content if c.type == "image"]
+    assert image.mime_type == "image/png"
+    return Image.open(io.BytesIO(base64.b64decode(image.data)))
+
+
+async def _session(root: Path) -> dict[str, Any]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "pdfindex.cli", "serve", "--root", str(root)],
+        env=dict(os.environ),
+    )
+    out: dict[str, Any] = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+
+        async def call(key: str, tool: str, **args: Any) -> Any:
+            out[key] = await session.call_tool(tool, args)
+            return out[key]
+
+        await call("throughput", "search_visual_elements", query="throughput clients")
+        await call("tables", "search_visual_elements", query="results", element_type="table")
+        await call(
+            "one_doc", "search_visual_elements", query="architecture", document_slug="report"
+        )
+        await call("nothing", "search_visual_elements", query="zebra giraffe")
+        await call("bad_type", "search_visual_elements", query="x", element_type="photo")
+        await call("image", "get_element_image", document_slug="report", element_label="Table 2")
+        await call("page", "get_page_image", document_slug="report", page_number=3)
+        await call(
+            "abbrev", "get_element_image", document_slug="report", element_label="figure 2-1"
+        )
+        await call("unknown", "get_element_image", document_slug="report", element_label="Table 8")
+        await call("no_doc", "get_element_image", document_slug="nope", element_label="Table 2")
+        await call("table", "get_element_details", document_slug="report", element_label="Table 2")
+        await call(
+            "equation", "get_element_details", document_slug="report", element_label="Equation (3)"
+        )
+        await call(
+            "figure",
+            "get_element_details",
+            document_slug="report",
+            element_label="Figure 1",
+            page_number=2,
+        )
+        await call(
+            "wrong_page",
+            "get_element_details",
+            document_slug="report",
+            element_label="Figure 1",
+            page_number=5,
+        )
+        await call("info", "get_document_info", document_slug="report")
+        await call("prose_info", "get_document_info", document_slug="prose")
+        await call("status", "get_library_status")
+    return out
+
+
+@pytest.fixture(scope="module")
+def out(project: Path) -> dict[str, Any]:
+    return anyio.run(_session, project)
+
+
+def test_search_visual_elements_gives_follow_up_keys(out: dict) -> None:
+    text = text_of(out["throughput"])
+    first = text.split("\n\n")[1]  # the best result
+    assert first.startswith("[1] FIGURE: Figure 1") or first.startswith("[1] CHART: Figure 1")
+    assert "  Page: 2" in first and "Caption: Figure 1: Throughput" in first
+    assert "Document: report" in first or "Document: copy" in first
+    tables = text_of(out["tables"])
+    kinds = [line.split(":")[0] for line in tables.splitlines() if line.startswith("[")]
+    assert kinds and set(kinds) == {f"[{n}] TABLE" for n in range(1, len(kinds) + 1)}
+    assert "Table 2" in tables
+    one = text_of(out["one_doc"])
+    assert one.split("\n\n")[1].startswith("[1] DIAGRAM: Figure 4")  # the caption weighs most
+    assert "Document: copy" not in one
+    assert text_of(out["nothing"]).startswith("No visual elements match")
+    assert text_of(out["bad_type"]).startswith("Error: element_type must be one of")
+
+
+def test_element_image_is_the_region_not_the_page(out: dict) -> None:
+    info = text_of(out["image"])
+    assert info.startswith("Table: Table 2\nPage 3 of 7\nDocument: report")
+    region = image_of(out["image"])
+    page = image_of(out["page"])
+    assert region.width < page.width * 0.8 and region.height < page.height * 0.4
+    gray = region.convert("L")
+    assert gray.getextrema()[0] < 100  # the table's rules and text: not blank
+    # a ruled 3-column table at 150 dpi: at least as wide as its 330 pt of cells
+    assert region.width >= 330 * 150 / 72
+    assert image_of(out["abbrev"]).width > 100  # "figure 2-1" finds "Fig. 2-1"
+
+
+def test_element_errors_say_what_there_is(out: dict) -> None:
+    unknown = text_of(out["unknown"])
+    assert unknown.startswith("Error: No element 'Table 8'")
+    assert "Table 2 (p. 3)" in unknown and "search_visual_elements" in unknown
+    assert text_of(out["no_doc"]).startswith("Error: Document 'nope' not found")
+    wrong = text_of(out["wrong_page"])
+    assert wrong.startswith("Error: No element 'Figure 1' on page 5")
+
+
+def test_element_details(out: dict) -> None:
+    table = text_of(out["table"])
+    assert "Type: table" in table and "Caption: Table 2. Results" in table
+    rows = [line for line in table.splitlines() if line.startswith("|")]
+    cells = elementgen.TABLE_CELLS
+    assert rows[0].replace(" ", "") == "|" + "|".join(cells[0]) + "|"
+    assert len(rows) == len(cells) + 1  # header, separator, body rows
+    assert all(word in table for row in cells for word in row)
+    equation = text_of(out["equation"])
+    assert "Type: equation" in equation and "\\alpha" in equation and "\\beta" in equation
+    figure = text_of(out["figure"])
+    assert "Page: 2" in figure and "Context:" in figure and "storage engine" in figure
+
+
+def test_document_info_and_status_count_elements(out: dict) -> None:
+    counts = out["info"].structured_content["indexed_elements"]
+    assert counts["pages"] == 7
+    assert counts["table"] >= 2 and counts["equation"] == 1
+    assert counts["figure"] + counts["chart"] + counts["diagram"] >= 3
+    assert any(
+        s.startswith("elements (") for s in out["info"].structured_content["processing_stages"]
+    )
+    prose = out["prose_info"].structured_content["indexed_elements"]
+    assert sum(v for k, v in prose.items() if k != "pages") == 0  # a reference, no caption
+    status = text_of(out["status"])
+    assert "Elements: " in status and "table" in status and "OCR: " in status
