@@ -260,7 +260,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"index:       {info['index_dir']}")
     click.echo(f"ocr:         {index.describe_ocr(info['ocr'])}")
     elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
-    click.echo(f"elements:    {elements or 'none found'}")
+    pending = f" ({info['elements_pending']} documents pending)" if info["elements_pending"] else ""
+    click.echo(f"elements:    {elements or 'none found'}{pending}")
     for problem in info["problems"]:
         click.echo(f"  {problem['status']}: {problem['path']}: {problem['reason']}")
 

@@ -109,8 +109,20 @@ def _md_cell(text: str) -> str:
 
 # -- captions ---------------------------------------------------------------------------
 
-# Label word (any case, printed with a capital) -> element kind.
+# Label word (any case, printed with a capital) -> element kind; English, then German,
+# French, Spanish, Italian, Portuguese, Dutch, Polish, Czech, Russian.
 _LABEL_WORDS = {
+    word: kind
+    for kind, words in (
+        ("figure", "figure fig abbildung abb figura figuur rysunek rys obrázek рисунок рис"),
+        ("table", "table tab tabelle tableau tabla tabella tabela tabel tabulka таблица"),
+        ("chart", "chart graph"),
+        ("diagram", "diagram"),
+        ("equation", "equation eq eqn gleichung équation ecuación"),
+    )
+    for word in words.split()
+}
+_WORDS = {
     "figure": "figure",
     "fig": "figure",
     "table": "table",
@@ -332,6 +344,9 @@ class _Found:
 
 
 class _PageDetector:
+    """One page's elements: captions first (tables, then figures, each claiming the
+    graphics it uses), then uncaptioned figures and tables, then numbered equations."""
+
     def __init__(self, page: PageLayout) -> None:
         self.page = page
         self.lines = [x for x in page.lines if x.text]
@@ -667,6 +682,8 @@ class _PageDetector:
     # -- uncaptioned figures and tables --
 
     def _uncaptioned(self, found: list[_Found]) -> list[_Found]:
+        """Clusters no caption claimed: a large image is a figure, a fully ruled grid
+        (3+ horizontal and 3+ vertical rules) with 2x2 cells of text a table."""
         page_area = self.page.width * self.page.height
         out: list[_Found] = []
         for index, cluster in enumerate(self.clusters):
@@ -699,6 +716,9 @@ class _PageDetector:
     # -- equations --
 
     def _equations(self, found: list[_Found]) -> list[_Found]:
+        """Lines ending with "(4)" (the number may be a line of its own at the row's end),
+        with the row's math to their left, outside the figures and tables found. Numbers
+        printed left of the formula (leqno) are not looked for."""
         out: list[_Found] = []
         rows = group_rows(self.lines)
         row_of = {id(x): row for row in rows for x in row}
@@ -888,96 +908,36 @@ def _prose(text: str) -> bool:
     return len(words) >= 5 and sum(map(len, words)) * 2 >= len(text.replace(" ", ""))
 
 
+_GREEK_NAMES = (
+    "alpha beta gamma delta varepsilon zeta eta theta iota kappa lambda mu nu xi o pi rho "
+    "varsigma sigma tau upsilon varphi chi psi omega"
+)
+_GREEK_CAPITALS = (
+    "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma T Upsilon Phi X Psi Omega"
+)
+_SYMBOLS = "≤≥≠≈≡∼≃≅∝±∓×÷·∙∑∏∐∫∬∮√∂∇∞∈∉∋⊂⊃⊆⊇∪∩∧∨¬→←↔⇒⇐⇔↦∀∃⊗⊕∘ℓħ⟨⟩‖∅…⋯ϑϕϵϱϖ"
+_COMMANDS = (
+    r"\leq \geq \neq \approx \equiv \sim \simeq \cong \propto \pm \mp \times \div \cdot "
+    r"\cdot \sum \prod \coprod \int \iint \oint \sqrt \partial \nabla \infty \in \notin "
+    r"\ni \subset \supset \subseteq \supseteq \cup \cap \wedge \vee \neg \to \leftarrow "
+    r"\leftrightarrow \Rightarrow \Leftarrow \Leftrightarrow \mapsto \forall \exists "
+    r"\otimes \oplus \circ \ell \hbar \langle \rangle \| \emptyset \dots \cdots "
+    r"\vartheta \phi \epsilon \varrho \varpi"
+)
 _LATEX = {
+    **{chr(0x3B1 + i): f"\\{name}" for i, name in enumerate(_GREEK_NAMES.split())},
     **{
-        chr(0x3B1 + i): "\\" + name
-        for i, name in enumerate(
-            "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi o pi rho "
-            "varsigma sigma tau upsilon phi chi psi omega".split()
-        )
+        chr(0x391 + i): f"\\{name}" if len(name) > 1 else name
+        for i, name in enumerate(_GREEK_CAPITALS.split())
+        if name != "-"  # U+03A2 is unassigned
     },
-    **{
-        chr(0x391 + i): ("\\" + name if len(name) > 1 else name)
-        for i, name in enumerate(
-            "A B Gamma Delta E Z H Theta I K Lambda M N Xi O Pi P - Sigma T Upsilon Phi X Psi "
-            "Omega".split()
-        )
-        if name != "-"
-    },
+    **dict(zip(_SYMBOLS, _COMMANDS.split(), strict=True)),
+    **dict(zip("ℝℕℤℚℂ", (f"\\mathbb{{{x}}}" for x in "RNZQC"), strict=True)),
     "ο": "o",
-    "ε": "\\varepsilon",
-    "φ": "\\varphi",
-    "ϑ": "\\vartheta",
-    "ϕ": "\\phi",
-    "ϵ": "\\epsilon",
-    "ϱ": "\\varrho",
-    "ϖ": "\\varpi",
-    "≤": "\\leq",
-    "≥": "\\geq",
-    "≠": "\\neq",
-    "≈": "\\approx",
-    "≡": "\\equiv",
-    "∼": "\\sim",
-    "≃": "\\simeq",
-    "≅": "\\cong",
-    "∝": "\\propto",
-    "±": "\\pm",
-    "∓": "\\mp",
-    "×": "\\times",
-    "÷": "\\div",
-    "·": "\\cdot",
-    "∙": "\\cdot",
-    "∑": "\\sum",
-    "∏": "\\prod",
-    "∐": "\\coprod",
-    "∫": "\\int",
-    "∬": "\\iint",
-    "∮": "\\oint",
-    "√": "\\sqrt",
-    "∂": "\\partial",
-    "∇": "\\nabla",
-    "∞": "\\infty",
-    "∈": "\\in",
-    "∉": "\\notin",
-    "∋": "\\ni",
-    "⊂": "\\subset",
-    "⊃": "\\supset",
-    "⊆": "\\subseteq",
-    "⊇": "\\supseteq",
-    "∪": "\\cup",
-    "∩": "\\cap",
-    "∧": "\\wedge",
-    "∨": "\\vee",
-    "¬": "\\neg",
-    "→": "\\to",
-    "←": "\\leftarrow",
-    "↔": "\\leftrightarrow",
-    "⇒": "\\Rightarrow",
-    "⇐": "\\Leftarrow",
-    "⇔": "\\Leftrightarrow",
-    "↦": "\\mapsto",
-    "∀": "\\forall",
-    "∃": "\\exists",
-    "⊗": "\\otimes",
-    "⊕": "\\oplus",
-    "∘": "\\circ",
-    "ℓ": "\\ell",
-    "ħ": "\\hbar",
-    "⟨": "\\langle",
-    "⟩": "\\rangle",
-    "‖": "\\|",
-    "∅": "\\emptyset",
-    "…": "\\dots",
-    "⋯": "\\cdots",
     "−": "-",
     "∗": "*",
     "′": "'",
     "″": "''",
-    "ℝ": "\\mathbb{R}",
-    "ℕ": "\\mathbb{N}",
-    "ℤ": "\\mathbb{Z}",
-    "ℚ": "\\mathbb{Q}",
-    "ℂ": "\\mathbb{C}",
 }
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True))
 _SUBSCRIPTS = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₙᵢⱼₖ", "0123456789+-=()aeoxnijk", strict=True))

@@ -1,5 +1,5 @@
 """Extraction of one file with the chosen engine, falling back to the other one, then
-OCR of pages without a text layer and the search for figures, tables and equations.
+OCR of pages without a text layer; and, as a later pass, figures, tables and equations.
 
 Runs inside pool workers; never raises: every outcome is an Extraction with a status.
 """
@@ -36,7 +36,6 @@ class ExtractOptions:
 
     ocr: bool = True
     ocr_lang: str = "eng"
-    elements: bool = True
     timeout: float = 120.0
 
 
@@ -51,14 +50,12 @@ def extract_file(
     options: ExtractOptions | None = None,
     heartbeat: Heartbeat | None = None,
 ) -> Extraction:
-    """Extract `path` and enrich a readable PDF; `heartbeat` is called after each slow
-    step (a page OCR'd), so the pool's time limit applies per step, not per file."""
-    options = options or ExtractOptions(ocr=False, elements=False)
+    """Extract `path` and OCR the image pages of a readable PDF; `heartbeat` is called
+    after each slow step (a page OCR'd), so the pool's time limit applies per step."""
+    options = options or ExtractOptions(ocr=False)
     extraction = extract_text(path, engine)
     if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
-        beat = heartbeat or (lambda: None)
-        ocr_pages(path, extraction, options, beat)
-        find_elements(path, extraction, options, beat)
+        ocr_pages(path, extraction, options, heartbeat or (lambda: None))
     return extraction
 
 
@@ -99,25 +96,21 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
         extraction.error = None
 
 
-def find_elements(
-    path: Path, extraction: Extraction, options: ExtractOptions, beat: Heartbeat
-) -> None:
-    """Figures, tables and equations on the pages whose text suggests them."""
-    if not options.elements:
-        return
-    from pdfindex.elements import candidate_pages, detect_file_elements
+def elements_of(
+    path: Path, pages: list[int], options: ExtractOptions, beat: Heartbeat
+) -> Extraction:
+    """The elements pass over one PDF, run after its text is indexed: figures, tables and
+    equations on `pages` (those whose text suggests them). `failed` when the layout
+    analysis breaks or runs out of time (not cached; the text stays indexed)."""
+    from pdfindex.elements import detect_file_elements
 
-    pages = [n for n in candidate_pages(extraction.pages) if n not in extraction.ocr_pages]
-    if not pages:
-        return
     beat()
     deadline = time.monotonic() + options.timeout * ELEMENTS_SHARE
     try:
         found = detect_file_elements(path, pages, deadline=deadline)
-    except Exception as exc:  # the text is indexed all the same
-        extraction.notes.append(f"elements: {_describe(exc)}")
-        return
-    extraction.elements = [element.to_dict() for element in found]
+    except Exception as exc:
+        return Extraction(status=FAILED, error=f"elements: {_describe(exc)}")
+    return Extraction(status=OK, elements=[element.to_dict() for element in found])
 
 
 def extract_text(path: Path, engine: str) -> Extraction:

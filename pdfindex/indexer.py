@@ -17,19 +17,20 @@ from pathlib import Path
 
 from pdfindex import ocr
 from pdfindex.adapters import adapter_name_for, get_adapter, supported_extensions
-from pdfindex.adapters.base import FAILED, Extraction
+from pdfindex.adapters.base import FAILED, OK, Extraction
 from pdfindex.cache import ExtractionCache, file_sha256
 from pdfindex.config import Settings
-from pdfindex.elements import DETECTOR_VERSION
+from pdfindex.elements import DETECTOR_VERSION, candidate_pages
 from pdfindex.errors import ConfigError
 from pdfindex.extract import ExtractOptions
 from pdfindex.language import guess_language
 from pdfindex.paths import assign_slug
-from pdfindex.pool import ExtractionPool
+from pdfindex.pool import ELEMENTS, ExtractionPool
 from pdfindex.store import FileRecord, Store, StoreWriter
 from pdfindex.textmatch import index_text
 
 log = logging.getLogger(__name__)
+PENDING, DONE = "pending", "done"  # elements_state of a catalog record (also FAILED)
 Progress = Callable[[int, int], None]
 
 
@@ -58,12 +59,20 @@ class Summary:
     seconds: float = 0.0
     parsed_paths: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)
+    elements_files: int = 0  # files the elements pass finished
+    elements_found: int = 0
 
     def line(self) -> str:
+        elements = (
+            f"; {self.elements_found} elements in {self.elements_files} files"
+            if self.elements_files
+            else ""
+        )
         return (
             f"added {self.added}, updated {self.updated}, moved {self.moved}, "
             f"removed {self.removed}, failed {self.failed}; {self.pages} pages, "
-            f"{self.parsed} parsed, {self.from_cache} from cache, {self.seconds:.2f} s"
+            f"{self.parsed} parsed, {self.from_cache} from cache{elements}, "
+            f"{self.seconds:.2f} s"
         )
 
 
@@ -136,11 +145,14 @@ class Indexer:
         progress: Progress | None = None,
         commit_interval: float = 60.0,
         should_stop: Callable[[], bool] | None = None,
+        elements_should_stop: Callable[[], bool] | None = None,
     ) -> Summary:
         """Update the index; `full` rebuilds it from scratch (cached text is reused).
 
-        `should_stop` is polled between files: when it turns true, what is done so far is
-        committed and the rest is left for the next run.
+        Text first (committed, so it is searchable), then the slower elements pass over the
+        PDFs that wait for it. `should_stop` is polled between files: when it turns true,
+        what is done so far is committed and the rest is left for the next run;
+        `elements_should_stop` can also end the elements pass early (new changes to index).
         """
         started = time.monotonic()
         summary = Summary()
@@ -164,8 +176,102 @@ class Indexer:
         finally:
             if results is not None:
                 results.close()  # stops the extraction workers
+        if self.settings.elements and not counter.stopped():
+            stops = [f for f in (should_stop, elements_should_stop) if f is not None]
+            self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops))
         summary.seconds = time.monotonic() - started
         return summary
+
+    # -- the elements pass ---------------------------------------------------------
+
+    def elements_key(self) -> str:
+        """The cache key part of element lists: detector and layout engine versions."""
+        if "elements" not in self._versions:
+            layout = get_adapter("pdfminer").version
+            self._versions["elements"] = f"elements-{DETECTOR_VERSION}+{layout}"
+        return self._versions["elements"]
+
+    def _elements_pass(
+        self, summary: Summary, interval: float, should_stop: Callable[[], bool]
+    ) -> None:
+        """Find figures, tables and equations in the PDFs whose text is indexed but whose
+        elements are pending: only on candidate pages, cached by content hash."""
+        timeout = self.settings.lock_timeout
+        results: Generator[tuple[FileRecord, Extraction], None, None] | None = None
+        finished = False
+        try:
+            with self.store.writer(timeout=timeout) as writer:
+                jobs = []
+                for record in self.store.catalog().values():
+                    if record.elements_state != PENDING:
+                        continue
+                    cached = self.cache.get(record.sha256, self.elements_key())
+                    pages = [] if cached else candidate_pages(self.store.page_texts(record.slug))
+                    if cached or not pages:
+                        self._write_elements(writer, record, cached or Extraction(OK), summary)
+                    else:
+                        jobs.append((record, pages))
+                if not jobs:
+                    return
+                results = self._find_elements(jobs)
+                finished = self._drain_elements(writer, results, summary, interval, should_stop)
+            while not finished:
+                with self.store.writer(timeout=timeout) as writer:
+                    finished = self._drain_elements(writer, results, summary, interval, should_stop)
+        finally:
+            if results is not None:
+                results.close()
+
+    def _find_elements(
+        self, jobs: list[tuple[FileRecord, list[int]]]
+    ) -> Generator[tuple[FileRecord, Extraction], None, None]:
+        pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, len(jobs)))
+        files = self.settings.files_dir
+        try:
+            tasks = ((r, (ELEMENTS, str(files / r.path), pages)) for r, pages in jobs)
+            for record, found in pool.run(tasks):
+                if found.status != FAILED and _unchanged(files / record.path, record):
+                    self.cache.put(record.sha256, self.elements_key(), found)
+                yield record, found
+        finally:
+            if pool is self.shared_pool:
+                pool.reset()
+            else:
+                pool.close()
+
+    def _drain_elements(
+        self,
+        writer: StoreWriter,
+        results: Iterator[tuple[FileRecord, Extraction]],
+        summary: Summary,
+        interval: float,
+        should_stop: Callable[[], bool],
+    ) -> bool:
+        deadline = time.monotonic() + interval
+        for record, found in results:
+            self._write_elements(writer, record, found, summary)
+            if should_stop():
+                return True  # the rest stays pending for the next run
+            if time.monotonic() > deadline:
+                return False
+        return True
+
+    def _write_elements(
+        self, writer: StoreWriter, record: FileRecord, found: Extraction, summary: Summary
+    ) -> None:
+        record.elements = dict(Counter(e["kind"] for e in found.elements))
+        record.stages = [s for s in record.stages if not s.startswith("elements")]
+        if found.status == FAILED:
+            record.elements_state = FAILED
+            record.notes = [*record.notes, found.error or "elements: failed"]
+            record.stages.insert(-1, "elements: failed")
+            log.warning("elements of %s: %s", record.path, found.error)
+        else:
+            record.elements_state = DONE
+            record.stages.insert(-1, f"elements ({len(found.elements)})")
+        writer.set_elements(record, found.elements)
+        summary.elements_files += 1
+        summary.elements_found += len(found.elements)
 
     def _drain(
         self,
@@ -231,7 +337,7 @@ class Indexer:
                 kind = "moved"
                 del gone[source.path]
                 writer.remove_file(source.path)
-            job = _Job(file, sha, slug, kind)
+            job = _Job(file, sha, slug, kind, moved_from=source)
             extraction = self._cached(sha, file.path)
             if extraction is not None:
                 job.source = "cache"
@@ -249,14 +355,11 @@ class Indexer:
         return jobs
 
     def version_for(self, path: str) -> str:
-        """The cache key part naming the adapter that reads `path`, with its version, and
-        the element detector's version when elements are found."""
+        """The cache key part naming the adapter that reads `path`, with its version."""
         name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
         if name not in self._versions:
             self._versions[name] = get_adapter(name).version
         version = self._versions[name]
-        if self.settings.elements and path.lower().endswith(".pdf"):
-            version += f"+elements-{DETECTOR_VERSION}"
         return version
 
     def cache_key(self, path: str, extraction: Extraction) -> str:
@@ -298,12 +401,15 @@ class Indexer:
             error=record.error,
             engine=record.extractor,
             ocr_lang=record.ocr_lang,
-            elements=[
-                {k: v for k, v in element.items() if k not in ("slug", "path")}
-                for element in self.store.elements(record.slug)
-            ],
             notes=list(record.notes),
         )
+
+    def _stored_elements(self, slug: str) -> list[dict]:
+        """A document's elements as the index holds them (for a moved file)."""
+        return [
+            {k: v for k, v in element.items() if k not in ("slug", "path")}
+            for element in self.store.elements(slug)
+        ]
 
     def _extract(
         self, jobs: list[_Job], summary: Summary
@@ -325,9 +431,7 @@ class Indexer:
 
     def new_pool(self, workers: int | None = None) -> ExtractionPool:
         s = self.settings
-        options = ExtractOptions(
-            ocr=s.ocr, ocr_lang=s.ocr_lang, elements=s.elements, timeout=s.timeout
-        )
+        options = ExtractOptions(ocr=s.ocr, ocr_lang=s.ocr_lang, timeout=s.timeout)
         return ExtractionPool(
             s.extractor, workers or s.worker_count, s.timeout, s.memory_mb, options
         )
@@ -361,16 +465,23 @@ class Indexer:
                 else None
             ),
             ocr_missing=len(extraction.ocr_missing),
-            elements=dict(Counter(e["kind"] for e in extraction.elements)),
             notes=extraction.notes,
         )
+        moved = job.moved_from
+        carried: list[dict] = []
+        if moved is not None and moved.elements_state in (DONE, FAILED):
+            # A move keeps what the index knew (same bytes): OCR figures and elements.
+            record.stages, record.notes = list(moved.stages), list(moved.notes)
+            record.ocr_pages, record.ocr_confidence = moved.ocr_pages, moved.ocr_confidence
+            record.elements, record.elements_state = dict(moved.elements), moved.elements_state
+            carried = self._stored_elements(moved.slug)
+        elif self.settings.elements and extraction.status == OK and _is_pdf(file.path):
+            record.elements_state = PENDING
+            record.stages.insert(-1, "elements: pending")
         writer.remove_file(file.path)
-        writer.add_file(
-            record,
-            extraction.pages,
-            [index_text(p) for p in extraction.pages],
-            extraction.elements,
-        )
+        writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
+        if carried:
+            writer.add_elements(record, carried)
         summary.pages += len(extraction.pages)
         if extraction.status == FAILED:
             summary.failed += 1
@@ -384,9 +495,20 @@ def stages_of(extraction: Extraction, source: str) -> list[str]:
     stages = ["hash", f"extract ({extraction.engine}, {source})"]
     if extraction.ocr_pages:
         stages.append(f"ocr ({extraction.ocr_lang}, {len(extraction.ocr_pages)} pages)")
-    if extraction.elements:
-        stages.append(f"elements ({len(extraction.elements)})")
     return [*stages, "index"]
+
+
+def _is_pdf(path: str) -> bool:
+    return path.lower().endswith(".pdf")
+
+
+def _unchanged(path: Path, record: FileRecord) -> bool:
+    """The file still has the bytes the record describes (size and mtime)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return stat.st_size == record.size and stat.st_mtime == record.mtime
 
 
 @dataclass
@@ -396,6 +518,7 @@ class _Job:
     slug: str
     kind: str  # added | updated | moved
     source: str = "parsed"  # parsed | cache | index (moved pages)
+    moved_from: FileRecord | None = None
 
 
 class _Counter:

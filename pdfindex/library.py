@@ -190,7 +190,12 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
         f"Configuration: root {settings.root} ({settings.sources.get('root')})",
         f"OCR: {index.describe_ocr(stats['ocr'])}",
         "Elements: "
-        + (", ".join(f"{n} {kind}" for kind, n in stats["elements"].items()) or "none found"),
+        + (", ".join(f"{n} {kind}" for kind, n in stats["elements"].items()) or "none found")
+        + (
+            f" ({stats['elements_pending']} documents still being analysed)"
+            if stats["elements_pending"]
+            else ""
+        ),
         "Search: BM25 over page text (Whoosh); no embedding server is used.",
         f"Checked at {iso(time.time())}",
     ]

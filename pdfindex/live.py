@@ -175,11 +175,20 @@ class LiveIndex:
                 with self._changed:
                     self._busy = False
 
+    def _changes_waiting(self) -> bool:
+        """New changes arrived: the elements pass yields to them (text comes first)."""
+        with self._changed:
+            return self._first_event is not None
+
     def _reindex(self, reason: str) -> None:
         with self._changed:
             self._busy = True
         try:
-            summary = self.index.reindex(commit_interval=5.0, should_stop=self._stop.is_set)
+            summary = self.index.reindex(
+                commit_interval=5.0,
+                should_stop=self._stop.is_set,
+                elements_should_stop=self._changes_waiting,
+            )
         except IndexLocked as exc:
             self.last_error = str(exc)
             log.warning("%s postponed: %s", reason, exc)

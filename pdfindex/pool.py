@@ -19,6 +19,8 @@ from pdfindex.adapters.base import FAILED, Extraction
 from pdfindex.errors import PdfIndexError
 from pdfindex.extract import ExtractOptions
 
+ELEMENTS = "elements"  # the task name of an elements-pass job
+
 log = logging.getLogger(__name__)
 
 
@@ -28,7 +30,7 @@ def _worker_main(
     """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
     each slow step, which restarts the time limit)."""
     os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
-    from pdfindex.extract import extract_file
+    from pdfindex.extract import elements_of, extract_file
 
     _cap_memory(memory_mb)
     conn.send("ready")  # the time limit starts once imports are done
@@ -39,7 +41,14 @@ def _worker_main(
             return
         if job is None:
             return
-        result = extract_file(Path(job), engine, options, heartbeat=lambda: conn.send("alive"))
+
+        def beat() -> None:
+            conn.send("alive")
+
+        if isinstance(job, tuple):  # (ELEMENTS, path, pages): the elements pass
+            result = elements_of(Path(job[1]), job[2], options or ExtractOptions(), beat)
+        else:
+            result = extract_file(Path(job), engine, options, heartbeat=beat)
         conn.send(result.to_dict())
 
 
@@ -127,7 +136,9 @@ class ExtractionPool:
     def _spawn(self) -> _Worker:
         return _Worker(self._ctx, self.engine, self.memory_mb, self.options)
 
-    def run(self, jobs: Iterable[tuple[Any, Path]]) -> Iterator[tuple[Any, Extraction]]:
+    def run(self, jobs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Extraction]]:
+        """Each job is (key, path) to extract, or (key, (ELEMENTS, path, pages)) for the
+        elements pass; results come as files finish."""
         pending = list(jobs)
         pending.reverse()  # pop() from the end keeps the caller's order
         while len(self._workers) < min(self.size, len(pending)):
@@ -137,7 +148,8 @@ class ExtractionPool:
                 if worker.ready and worker.job is None and pending:
                     worker.job = pending.pop()
                     worker.deadline = time.monotonic() + self.timeout
-                    worker.conn.send(str(worker.job[1]))
+                    task = worker.job[1]
+                    worker.conn.send(task if isinstance(task, tuple) else str(task))
             busy = [w for w in self._workers if w.job is not None]
             waiting = [w for w in self._workers if w.job is not None or not w.ready]
             timeout = min((w.deadline for w in busy), default=time.monotonic() + 60)

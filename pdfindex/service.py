@@ -51,9 +51,14 @@ class PdfIndex:
         progress: Progress | None = None,
         commit_interval: float = 60.0,
         should_stop: Callable[[], bool] | None = None,
+        elements_should_stop: Callable[[], bool] | None = None,
     ) -> Summary:
         return self.indexer.reindex(
-            full=full, progress=progress, commit_interval=commit_interval, should_stop=should_stop
+            full=full,
+            progress=progress,
+            commit_interval=commit_interval,
+            should_stop=should_stop,
+            elements_should_stop=elements_should_stop,
         )
 
     def stats(self) -> dict[str, Any]:
@@ -84,6 +89,7 @@ class PdfIndex:
             "elements": dict(
                 sum((Counter(r.elements) for r in catalog.values()), Counter()).most_common()
             ),
+            "elements_pending": sum(1 for r in catalog.values() if r.elements_state == "pending"),
         }
 
     def ocr_status(self, records: Iterable[FileRecord]) -> dict[str, Any]:

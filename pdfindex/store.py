@@ -101,6 +101,7 @@ class FileRecord:
     ocr_confidence: float | None = None  # mean over OCR'd pages
     ocr_missing: int = 0  # pages without a text layer that OCR did not read
     elements: dict[str, int] = field(default_factory=dict)  # element type -> count
+    elements_state: str = "none"  # pending | done | failed | none (not a PDF, or off)
     notes: list[str] = field(default_factory=list)
 
 
@@ -409,15 +410,8 @@ class StoreWriter:
         self._raw = raw
         self.changed = False
 
-    def add_file(
-        self,
-        record: FileRecord,
-        pages: list[str],
-        index_text: list[str],
-        elements: list[dict] | None = None,
-    ) -> None:
-        """`index_text` is what gets tokenised per page (page text plus joined hyphenations);
-        `elements` are pdfindex.elements.Element dicts."""
+    def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
+        """`index_text` is what gets tokenised per page (page text plus joined hyphenations)."""
         self.changed = True
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             self._raw.add_document(
@@ -428,7 +422,17 @@ class StoreWriter:
                 content=indexed,
                 text=text,
             )
-        for element in elements or []:
+        self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
+
+    def set_elements(self, record: FileRecord, elements: list[dict]) -> None:
+        """Replace a file's elements (pdfindex.elements.Element dicts) and its record."""
+        self._raw.delete_by_query(And([Term("kind", ELEMENT), Term("path", record.path)]))
+        self.add_elements(record, elements)
+        self.replace_record(record)
+
+    def add_elements(self, record: FileRecord, elements: list[dict]) -> None:
+        self.changed = True
+        for element in elements:
             self._raw.add_document(
                 kind=ELEMENT,
                 path=record.path,
@@ -439,7 +443,6 @@ class StoreWriter:
                 etext=f"{element['kind']}\n{element['context']}",
                 record={**element, "slug": record.slug, "path": record.path},
             )
-        self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
 
     def remove_file(self, path: str) -> None:
         self.changed = True

@@ -153,6 +153,7 @@ def test_candidate_pages_of_the_extracted_text(report: tuple[Path, Expected]) ->
         ("Abb. 4: Karte", True),
         ("x = α + β (3)\r\n", True),
         ("f(x) = ∑ a_i (2.1)", True),
+        ("f(x) =\r\nZ 1\r\n0\r\ng(t) dt (8)", True),  # a display formula broken into lines
         ("as shown in Figure 2 and see Table 3 for more.", False),
         ("Table 3 shows the results of the run.", False),
         ("Published in Nature 12 (2019)", False),

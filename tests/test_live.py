@@ -64,6 +64,7 @@ def test_catch_up_then_follow_every_kind_of_change(live: LiveIndex, tmp_path: Pa
     (files / "new.pdf").rename(files / "deep" / "er" / "moved.pdf")
     assert eventually(lambda: found(index, "deep/er/moved", "rewritten"))
     assert index.store.record("new.pdf") is None
+    assert live.wait_idle(30)  # text is committed before the run (its elements pass) ends
     assert live.last_summary is not None and live.last_summary.parsed == 0
 
     (files / "first.pdf").unlink()  # delete

@@ -160,3 +160,49 @@ def test_document_info_and_status_count_elements(out: dict) -> None:
     assert sum(v for k, v in prose.items() if k != "pages") == 0  # a reference, no caption
     status = text_of(out["status"])
     assert "Elements: " in status and "table" in status and "OCR: " in status
+
+
+def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
+    from pdfindex.service import PdfIndex
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path, elements=False)  # makes files/
+    elementgen.report_pdf(tmp_path / "files" / "report.pdf")
+    index = PdfIndex(make_settings(tmp_path))
+    try:
+        first = index.reindex(elements_should_stop=lambda: True)  # new changes keep arriving
+        record = index.store.record("report.pdf")
+        assert first.added == 1 and index.search_pdf("report", "storage engine")["query_exists"]
+        assert record.elements_state in ("pending", "done")  # at most one file was analysed
+        second = index.reindex()
+        assert second.parsed == 0  # the text is not read again
+        record = index.store.record("report.pdf")
+        assert record.elements_state == "done" and record.elements["table"] == 2
+        assert "elements (7)" in record.stages and "elements: pending" not in record.stages
+        keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
+        assert any("-elements-" in key for key in keys)
+        (tmp_path / "files" / "report.pdf").rename(tmp_path / "files" / "renamed.pdf")
+        moved = index.reindex()
+        assert moved.moved == 1 and moved.parsed == 0 and moved.elements_files == 0
+        assert len(index.store.elements("renamed")) == 7  # carried over, not analysed again
+        assert index.store.elements("report") == []
+        rebuilt = index.reindex(full=True)
+        assert rebuilt.parsed == 0 and rebuilt.elements_found == 7  # both from the cache
+    finally:
+        index.close()
+
+
+def test_elements_switched_off(tmp_path: Path) -> None:
+    from pdfindex.service import PdfIndex
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path, elements=False)  # makes files/
+    elementgen.report_pdf(tmp_path / "files" / "report.pdf")
+    index = PdfIndex(make_settings(tmp_path, elements=False))
+    try:
+        summary = index.reindex()
+        record = index.store.record("report.pdf")
+        assert summary.elements_files == 0 and record.elements_state == "none"
+        assert index.store.elements("report") == [] and index.stats()["elements"] == {}
+    finally:
+        index.close()
