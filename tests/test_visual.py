@@ -166,7 +166,7 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
     from pdfindex.service import PdfIndex
     from tests.conftest import make_settings
 
-    settings = make_settings(tmp_path, elements=False)  # makes files/
+    (tmp_path / "files").mkdir()
     elementgen.report_pdf(tmp_path / "files" / "report.pdf")
     index = PdfIndex(make_settings(tmp_path))
     try:
@@ -196,7 +196,7 @@ def test_elements_switched_off(tmp_path: Path) -> None:
     from pdfindex.service import PdfIndex
     from tests.conftest import make_settings
 
-    settings = make_settings(tmp_path, elements=False)  # makes files/
+    (tmp_path / "files").mkdir()
     elementgen.report_pdf(tmp_path / "files" / "report.pdf")
     index = PdfIndex(make_settings(tmp_path, elements=False))
     try:
