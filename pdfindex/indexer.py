@@ -61,6 +61,7 @@ class Summary:
     failures: dict[str, str] = field(default_factory=dict)
     elements_files: int = 0  # files the elements pass finished
     elements_found: int = 0
+    elements_seconds: float = 0.0  # of `seconds`, the elements pass after the text commit
 
     def line(self) -> str:
         elements = (
@@ -178,7 +179,9 @@ class Indexer:
                 results.close()  # stops the extraction workers
         if self.settings.elements and not counter.stopped():
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
+            text_done = time.monotonic()
             self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops))
+            summary.elements_seconds = time.monotonic() - text_done
         summary.seconds = time.monotonic() - started
         return summary
 
