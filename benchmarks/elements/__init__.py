@@ -1,0 +1,1 @@
+"""Element (figure/table caption) detection benchmark on real Debian documentation PDFs."""
