@@ -453,8 +453,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     samples.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
     if args.command == "samples":
-        for written in write_sample_files(args.folder):
-            print(written)
+        from tests.elementgen import report_pdf  # it imports this module
+
+        written = write_sample_files(args.folder)
+        report_pdf(args.folder / "storage-report.pdf")  # figures, tables, an equation
+        written.append(args.folder / "storage-report.pdf")
+        memo = "MEMO: the scanned page of this sample is read by OCR at index time."
+        written.append(write_image_only_pdf(args.folder / "scanned-memo.pdf", memo))
+        for path in written:
+            print(path)
     return 0
 
 
