@@ -8,6 +8,8 @@ detection speed. Writes `benchmarks/results/<date>-elements.json` and `.md`.
 
 python -m benchmarks.elements.evaluate [--corpus DIR] [--out DIR] [--speed-all]
 python -m benchmarks.elements.evaluate --self-check      # check the matching on fake data
+python -m benchmarks.elements.evaluate --corpus DIR --labels FILE --manifest FILE --name NAME
+                                                  # another labelled corpus (e.g. the held-out one)
 """
 
 from __future__ import annotations
@@ -203,10 +205,13 @@ def detect(
     return detections, timing
 
 
-def speed_all(corpus: Path, files: list[str], deadline_s: float | None) -> dict[str, Any]:
+def speed_all(
+    corpus: Path, files: list[str], deadline_s: float | None, manifest_path: Path = MANIFEST
+) -> dict[str, Any]:
     """Detection speed over every page of every corpus file."""
     from pdfindex.elements import detect_file_elements
 
+    manifest = load_manifest(manifest_path)
     pages = 0
     total = 0.0
     found = 0
@@ -215,7 +220,7 @@ def speed_all(corpus: Path, files: list[str], deadline_s: float | None) -> dict[
         start = time.perf_counter()
         found += len(detect_file_elements(corpus / rel, deadline=deadline))
         total += time.perf_counter() - start
-        pages += next(f["pages"] for f in load_manifest()["files"] if f["file"] == rel)
+        pages += next(f["pages"] for f in manifest["files"] if f["file"] == rel)
     return {
         "pages": pages,
         "seconds": round(total, 3),
@@ -293,9 +298,9 @@ def per_file(scored: dict[str, Any], labels: dict[str, Any]) -> dict[str, dict[s
     }
 
 
-def check_corpus(corpus: Path, labels: dict[str, Any]) -> list[str]:
+def check_corpus(corpus: Path, labels: dict[str, Any], manifest_path: Path = MANIFEST) -> list[str]:
     """Labelled files that are missing or differ from the manifest."""
-    known = {f["file"]: f["sha256"] for f in load_manifest(MANIFEST)["files"]}
+    known = {f["file"]: f["sha256"] for f in load_manifest(manifest_path)["files"]}
     problems = []
     for rel in sorted({p["file"] for p in labels["pages"]}):
         path = corpus / rel
@@ -350,6 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, default=LABELS, help="labels.json")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     parser.add_argument(
+        "--manifest", type=Path, default=MANIFEST, help="the corpus's manifest.json"
+    )
+    parser.add_argument(
+        "--name", default="elements", help="result file name: <date>-<name>.{json,md}"
+    )
+    parser.add_argument(
         "--deadline", type=float, default=None, help="seconds allowed per file (default none)"
     )
     parser.add_argument(
@@ -363,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         print("self-check passed")
         return 0
     labels = load_labels(args.labels)
-    problems = check_corpus(args.corpus, labels)
+    problems = check_corpus(args.corpus, labels, args.manifest)
     if any(p.startswith("missing") for p in problems):
         print(*problems, "fetch it: python -m benchmarks.elements.corpus", sep="\n")
         return 2
@@ -378,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         ignore_keys(labels, False),
         pages,
     )
-    manifest = load_manifest(MANIFEST)
+    manifest = load_manifest(args.manifest)
     result: dict[str, Any] = {
         "date": date.today().isoformat(),
         "note": args.note,
@@ -398,11 +409,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.speed_all:
         result["speed_all"] = speed_all(
-            args.corpus, [f["file"] for f in manifest["files"]], args.deadline
+            args.corpus, [f["file"] for f in manifest["files"]], args.deadline, args.manifest
         )
     report = markdown(result)
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{result['date']}-elements"
+    stem = args.out / f"{result['date']}-{args.name}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     stem.with_suffix(".md").write_text(report, encoding="utf-8")
     print(report)
