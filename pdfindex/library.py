@@ -19,6 +19,7 @@ from pdfindex.service import PdfIndex
 from pdfindex.store import FileRecord
 
 SORT_KEYS = ("title", "date_added", "page_count")
+ELEMENTS_IN_SEARCH = 3  # elements search_documents adds after the pages
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -44,7 +45,10 @@ def search_documents(
         raise InvalidQuery("limit must be from 1 to 50")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
     total, hits = ranked_search(index.store, query, limit=limit, slug=slug, any_word=True)
-    if not hits:
+    _, elements = index.store.search_elements(
+        query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
+    )
+    if not hits and not elements:
         return f'No results for "{query}".'
     lines = [f'Found {total} pages for "{query}", showing {len(hits)}:', ""]
     for n, hit in enumerate(hits, start=1):
@@ -57,8 +61,28 @@ def search_documents(
             f"  {snippet}",
             "",
         ]
+    if elements:
+        lines += ["Figures, tables and equations whose caption matches:", ""]
+        for n, (element, score) in enumerate(elements, start=len(hits) + 1):
+            lines += [*element_lines(n, element, score), ""]
     lines.append("Follow up with get_page_image(document_slug, page_number) to see a page.")
+    if elements:
+        lines.append("get_element_image(document_slug, element_label) shows an element.")
     return "\n".join(lines)
+
+
+def element_lines(n: int, element: dict[str, Any], score: float) -> list[str]:
+    """One numbered element result: the compound key (slug, label) to follow up with."""
+    lines = [
+        f"[{n}] {element['kind'].upper()}: {element['label']}",
+        f"  Document: {element['slug']}",
+        f"  Page: {element['page']}",
+        f"  Score: {score:.2f}",
+    ]
+    caption = " ".join(element.get("caption", "").split())
+    if caption:
+        lines.append(f"  Caption: {caption if len(caption) <= 300 else caption[:299] + '…'}")
+    return lines
 
 
 def document_info(index: PdfIndex, slug: str) -> dict[str, Any]:

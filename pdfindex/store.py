@@ -307,13 +307,18 @@ class Store:
         return sorted(found, key=lambda e: (e["page"], e["bbox"][1], e["label"]))
 
     def search_elements(
-        self, query_text: str, limit: int, kind: str | None = None, slug: str | None = None
+        self,
+        query_text: str,
+        limit: int,
+        kind: str | None = None,
+        slug: str | None = None,
+        captions_only: bool = False,
     ) -> tuple[int, list[tuple[dict, float]]]:
-        """BM25F over element labels, captions and surrounding text; more words matched rank
-        higher (no word is required). Returns (total, [(element, score)])."""
-        parser = MultifieldParser(
-            ["ecaption", "etext"], self._ix.schema, group=OrGroup.factory(0.9)
-        )
+        """BM25F over element labels, captions and surrounding text (or only labels and
+        captions); more words matched rank higher (no word is required).
+        Returns (total, [(element, score)])."""
+        fields = ["ecaption"] if captions_only else ["ecaption", "etext"]
+        parser = MultifieldParser(fields, self._ix.schema, group=OrGroup.factory(0.9))
         try:
             parsed = parser.parse(query_text)
         except Exception as exc:

@@ -15,7 +15,7 @@ from pdfindex.adapters.pdfium import render_region_png
 from pdfindex.elements import ELEMENT_TYPES, Element
 from pdfindex.errors import DocumentNotFound, InvalidQuery
 from pdfindex.images import DEFAULT_DPI, MAX_DPI, MIN_DPI
-from pdfindex.library import record_by_slug
+from pdfindex.library import element_lines, record_by_slug
 from pdfindex.service import PdfIndex
 
 MAX_LIMIT = 50
@@ -52,16 +52,7 @@ def search_visual_elements(
         return f'No {kind or "visual element"}s{where} match "{query}".'
     lines = [f'Found {total} elements for "{query}", showing {len(hits)}:', ""]
     for n, (found, score) in enumerate(hits, start=1):
-        element = Element.from_dict(found)
-        lines += [
-            f"[{n}] {element.kind.upper()}: {element.label}",
-            f"  Document: {found['slug']}",
-            f"  Page: {element.page}",
-            f"  Score: {score:.2f}",
-        ]
-        if element.caption:
-            lines.append(f"  Caption: {_short(element.caption, 300)}")
-        lines.append("")
+        lines += [*element_lines(n, found, score), ""]
     lines.append(
         "Follow up with get_element_image(document_slug, element_label) to see one, or "
         "get_element_details(...) for its caption, context and cells."

@@ -87,6 +87,7 @@ async def _session(root: Path) -> dict[str, Any]:
         await call("info", "get_document_info", document_slug="report")
         await call("prose_info", "get_document_info", document_slug="prose")
         await call("status", "get_library_status")
+        await call("documents", "search_documents", query="system architecture", limit=5)
     return out
 
 
@@ -206,3 +207,12 @@ def test_elements_switched_off(tmp_path: Path) -> None:
         assert index.store.elements("report") == [] and index.stats()["elements"] == {}
     finally:
         index.close()
+
+
+def test_search_documents_covers_pages_and_elements(out: dict) -> None:
+    text = text_of(out["documents"])
+    pages, _, elements = text.partition("Figures, tables and equations whose caption matches:")
+    assert "[1] TEXT: Page" in pages and "  Page: 6" in pages
+    assert "DIAGRAM: Figure 4" in elements and "Caption: Figure 4: System architecture" in elements
+    numbers = [line.split("]")[0] for line in text.splitlines() if line.startswith("[")]
+    assert numbers == [f"[{n}" for n in range(1, len(numbers) + 1)]  # one numbering
