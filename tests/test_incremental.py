@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ def consistent(index: PdfIndex) -> None:
         numbers = sorted(n for p, n in seen if p == path)
         assert numbers == list(range(1, record.pages + 1)), path
     assert {p for p, _ in seen} <= set(catalog)
+    for record in catalog.values():  # elements agree with the record's counts
+        kinds = Counter(e["kind"] for e in index.store.elements(record.slug))
+        assert dict(kinds) == record.elements, record.path
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from pdfindex.live import LiveIndex
 from pdfindex.service import PdfIndex
-from tests import pdfgen
+from tests import elementgen, pdfgen
 from tests.conftest import make_settings
 from tests.test_incremental import consistent
 
@@ -147,6 +148,35 @@ def test_sigkill_mid_build_leaves_a_consistent_index(tmp_path: Path) -> None:
     summary = reader.reindex()  # the next run repairs the rest
     assert summary.added == 30 - committed
     assert len(reader.store.catalog()) == 30
+    consistent(reader)
+    reader.close()
+
+
+def test_sigkill_in_the_elements_pass_leaves_a_consistent_index(tmp_path: Path) -> None:
+    files = tmp_path / "files"
+    files.mkdir()
+    report = files / "report-00.pdf"
+    elementgen.report_pdf(report)  # 7 pages, 7 elements
+    for i in range(1, 60):
+        shutil.copy(report, files / f"report-{i:02d}.pdf")
+    command = [sys.executable, "-m", "pdfindex.cli", "reindex", "--root", str(tmp_path)]
+    command += ["--workers", "1", "--commit-every", "0.2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    reader = PdfIndex(make_settings(tmp_path))
+
+    def states() -> Counter[str]:
+        return Counter(r.elements_state for r in reader.store.catalog().values())
+
+    try:  # the text of all 60 is committed first, then their elements in batches
+        assert eventually(lambda: states()["done"] >= 1 and states()["pending"] >= 1, timeout=60)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    assert len(reader.store.catalog()) == 60 and states()["pending"] >= 1
+    consistent(reader)
+    assert reader.search_pdf("report-59", "storage engine")["query_exists"]  # text first
+    summary = reader.reindex()
+    assert summary.parsed == 0 and states() == {"done": 60}
     consistent(reader)
     reader.close()
 
