@@ -209,7 +209,7 @@ class Indexer:
                     if record.elements_state != PENDING:
                         continue
                     cached = self.cache.get(record.sha256, self.elements_key())
-                    pages = [] if cached else candidate_pages(self.store.page_texts(record.slug))
+                    pages = [] if cached else self._element_pages(record)
                     if cached or not pages:
                         self._write_elements(writer, record, cached or Extraction(OK), summary)
                     else:
@@ -224,6 +224,12 @@ class Indexer:
         finally:
             if results is not None:
                 results.close()
+
+    def _element_pages(self, record: FileRecord) -> list[int]:
+        """Pages worth a layout pass: a caption or numbered equation in the text, or a
+        large image (an uncaptioned figure)."""
+        texts = self.store.page_texts(record.slug)
+        return sorted(set(candidate_pages(texts)) | set(record.image_pages))
 
     def _find_elements(
         self, jobs: list[tuple[FileRecord, list[int]]]
@@ -469,6 +475,7 @@ class Indexer:
             ),
             ocr_missing=len(extraction.ocr_missing),
             notes=extraction.notes,
+            image_pages=extraction.image_pages,
         )
         moved = job.moved_from
         carried: list[dict] = []
@@ -477,6 +484,7 @@ class Indexer:
             record.stages, record.notes = list(moved.stages), list(moved.notes)
             record.ocr_pages, record.ocr_confidence = moved.ocr_pages, moved.ocr_confidence
             record.elements, record.elements_state = dict(moved.elements), moved.elements_state
+            record.image_pages = list(moved.image_pages)
             carried = self._stored_elements(moved.slug)
         elif self.settings.elements and extraction.status == OK and _is_pdf(file.path):
             record.elements_state = PENDING

@@ -102,6 +102,7 @@ class FileRecord:
     ocr_missing: int = 0  # pages without a text layer that OCR did not read
     elements: dict[str, int] = field(default_factory=dict)  # element type -> count
     elements_state: str = "none"  # pending | done | failed | none (not a PDF, or off)
+    image_pages: list[int] = field(default_factory=list)  # large images: element candidates
     notes: list[str] = field(default_factory=list)
 
 

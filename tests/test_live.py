@@ -156,7 +156,7 @@ def test_sigkill_in_the_elements_pass_leaves_a_consistent_index(tmp_path: Path) 
     files = tmp_path / "files"
     files.mkdir()
     report = files / "report-00.pdf"
-    elementgen.report_pdf(report)  # 7 pages, 7 elements
+    elementgen.report_pdf(report)  # 7 pages, 8 elements
     for i in range(1, 60):
         shutil.copy(report, files / f"report-{i:02d}.pdf")
     command = [sys.executable, "-m", "pdfindex.cli", "reindex", "--root", str(tmp_path)]

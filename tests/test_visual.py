@@ -179,16 +179,19 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
         assert second.parsed == 0  # the text is not read again
         record = index.store.record("report.pdf")
         assert record.elements_state == "done" and record.elements["table"] == 2
-        assert "elements (7)" in record.stages and "elements: pending" not in record.stages
+        assert "elements (8)" in record.stages and "elements: pending" not in record.stages
+        assert record.image_pages == [5]  # pypdfium2 saw the large image...
+        labels = {e["label"] for e in index.store.elements("report")}
+        assert "Figure p5-1" in labels  # ...so the uncaptioned figure was found too
         keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
         assert any("-elements-" in key for key in keys)
         (tmp_path / "files" / "report.pdf").rename(tmp_path / "files" / "renamed.pdf")
         moved = index.reindex()
         assert moved.moved == 1 and moved.parsed == 0 and moved.elements_files == 0
-        assert len(index.store.elements("renamed")) == 7  # carried over, not analysed again
+        assert len(index.store.elements("renamed")) == 8  # carried over, not analysed again
         assert index.store.elements("report") == []
         rebuilt = index.reindex(full=True)
-        assert rebuilt.parsed == 0 and rebuilt.elements_found == 7  # both from the cache
+        assert rebuilt.parsed == 0 and rebuilt.elements_found == 8  # both from the cache
     finally:
         index.close()
 

@@ -29,6 +29,7 @@ class Extraction:
     ocr_pages: dict[int, float] = field(default_factory=dict)  # page -> mean confidence
     ocr_missing: list[int] = field(default_factory=list)  # no text layer, not OCR'd
     elements: list[dict] = field(default_factory=list)  # pdfindex.elements.Element dicts
+    image_pages: list[int] = field(default_factory=list)  # pages showing a large image
     notes: list[str] = field(default_factory=list)  # what went wrong in enrichment
 
     def to_dict(self) -> dict[str, object]:
@@ -42,6 +43,7 @@ class Extraction:
             "ocr_pages": {str(k): v for k, v in self.ocr_pages.items()},
             "ocr_missing": self.ocr_missing,
             "elements": self.elements,
+            "image_pages": self.image_pages,
             "notes": self.notes,
         }
 
@@ -57,6 +59,7 @@ class Extraction:
             ocr_pages={int(k): float(v) for k, v in (data.get("ocr_pages") or {}).items()},
             ocr_missing=[int(n) for n in data.get("ocr_missing") or []],
             elements=list(data.get("elements") or []),
+            image_pages=[int(n) for n in data.get("image_pages") or []],
             notes=list(data.get("notes") or []),
         )
 

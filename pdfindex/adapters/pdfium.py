@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ctypes
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from pdfindex.adapters.base import EncryptedDocument, Extraction, finish
+from pdfindex.drawings import BACKGROUND_SHARE
+from pdfindex.figures import LARGE_IMAGE_SHARE
 
 _META_KEYS = {
     "Title": "title",
@@ -45,11 +48,14 @@ class PdfiumAdapter:
             raise
         try:
             pages: list[str] = []
+            image_pages: list[int] = []
             for index in range(len(pdf)):
                 page = pdf[index]
                 textpage = page.get_textpage()
                 try:
                     pages.append(_restore_hyphens(textpage.get_text_bounded()))
+                    if has_large_image(page):
+                        image_pages.append(index + 1)
                 finally:
                     textpage.close()
                     page.close()
@@ -57,7 +63,29 @@ class PdfiumAdapter:
         finally:
             pdf.close()
         metadata = {_META_KEYS[k]: v for k, v in raw_meta.items() if k in _META_KEYS}
-        return finish(pages, metadata, self.version)
+        extraction = finish(pages, metadata, self.version)
+        extraction.image_pages = image_pages
+        return extraction
+
+
+def has_large_image(page: pdfium.PdfPage) -> bool:
+    """Whether the page shows an image big enough to be a figure but not a full-page scan
+    (an uncaptioned figure for the elements pass). Raw calls over top-level objects: the
+    object wrappers cost as much as the text extraction itself."""
+    width, height = page.get_size()
+    area = width * height
+    if area <= 0:
+        return False
+    bounds = [ctypes.c_float() for _ in range(4)]
+    for number in range(pdfium_c.FPDFPage_CountObjects(page.raw)):
+        obj = pdfium_c.FPDFPage_GetObject(page.raw, number)
+        if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            continue
+        if pdfium_c.FPDFPageObj_GetBounds(obj, *bounds):
+            left, bottom, right, top = (b.value for b in bounds)
+            if LARGE_IMAGE_SHARE <= (right - left) * (top - bottom) / area < BACKGROUND_SHARE:
+                return True
+    return False
 
 
 def render_page_png(path: Path, page_number: int, dpi: float) -> tuple[bytes, int]:
