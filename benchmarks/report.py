@@ -103,12 +103,16 @@ def markdown(r: dict[str, Any]) -> str:
         f"| full build (`pdfindex reindex`, empty index), wall s | {_mmm(b['wall_s'])} |",
         f"| full build, pages/s | {_mmm(b['pages_per_s'], 0)} |",
         f"| full build, MB/s | {_mmm(b['mb_per_s'], 2)} |",
+        f"| of which: text committed (searchable), s | {_mmm(b['text_searchable_s'])} "
+        f"({_mmm(b['text_pages_per_s'], 0)} pages/s) |",
+        f"| of which: elements pass after it, s | {_mmm(b['elements_pass_s'])} "
+        f"({b['elements_found']:,} figures, tables, equations) |",
         f"| full build, CPU s (children included) | {_mmm(b['cpu_s'], 1)} |",
         f"| CPU utilisation of {lim['cores']} cores | {b['cpu_utilisation']:.0%} |",
         f"| peak RSS of the process tree, MB | {_mmm(b['peak_rss_mb'], 0)} |",
         f"| indexing ≈ warm rebuild (`reindex --full`, text from cache), s | "
         f"{_mmm(b['warm_rebuild_s'])} ({_n(b['warm_rebuild_pages_per_s'], 0)} pages/s) |",
-        f"| extraction ≈ build − warm rebuild, s | {_n(b['extraction_s'], 1)} (the part not"
+        f"| extraction ≈ text pass − warm text pass, s | {_n(b['extraction_s'], 1)} (the part not"
         f" hidden behind the writer; pdfium alone needs {one_core:.0f} s of one core) |",
         f"| index on disk / corpus | {_n(b['index_mb'])} MB / {_n(b['corpus_mb'])} MB = "
         f"{b['index_to_corpus']:.2f}× (+ cache {_n(b['cache_mb'])} MB) |",

@@ -46,6 +46,8 @@ FIGURES = [
     "build.warm_rebuild_s",
     "build.indexing_s",
     "build.extraction_s",
+    "build.text_searchable_s",
+    "build.elements_pass_s",
     "build.index_mb",
     "build.corpus_mb",
     "build.index_to_corpus",
