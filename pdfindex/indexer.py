@@ -12,6 +12,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -234,19 +235,13 @@ class Indexer:
     def _find_elements(
         self, jobs: list[tuple[FileRecord, list[int]]]
     ) -> Generator[tuple[FileRecord, Extraction], None, None]:
-        pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, len(jobs)))
         files = self.settings.files_dir
-        try:
-            tasks = ((r, (ELEMENTS, str(files / r.path), pages)) for r, pages in jobs)
+        tasks = ((r, (ELEMENTS, str(files / r.path), pages)) for r, pages in jobs)
+        with self._pool(len(jobs)) as pool:
             for record, found in pool.run(tasks):
                 if found.status != FAILED and _unchanged(files / record.path, record):
                     self.cache.put(record.sha256, self.elements_key(), found)
                 yield record, found
-        finally:
-            if pool is self.shared_pool:
-                pool.reset()
-            else:
-                pool.close()
 
     def _drain_elements(
         self,
@@ -425,13 +420,20 @@ class Indexer:
     ) -> Generator[tuple[_Job, Extraction], None, None]:
         if not jobs:
             return
-        pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, len(jobs)))
-        try:
+        with self._pool(len(jobs)) as pool:
             for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
                 summary.parsed += 1
                 summary.parsed_paths.append(job.file.path)
                 self.cache.put(job.sha, self.cache_key(job.file.path, extraction), extraction)
                 yield job, extraction
+
+    @contextmanager
+    def _pool(self, jobs: int) -> Iterator[ExtractionPool]:
+        """The warm shared pool (its abandoned work dropped afterwards), or a pool of its
+        own for this run, closed afterwards."""
+        pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, jobs))
+        try:
+            yield pool
         finally:
             if pool is self.shared_pool:
                 pool.reset()

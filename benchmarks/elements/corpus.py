@@ -182,15 +182,28 @@ def fetch_package(package: str, members: list[str], out: Path, version: str | No
         return {"package": entry, "files": files}
 
 
-def fetch(out: Path = DEFAULT_CORPUS, manifest_path: Path = MANIFEST) -> dict[str, Any]:
-    """Fetch what is missing, verify every file, write the manifest; the manifest."""
+ABOUT = (
+    "Debian *-doc PDFs for the element-detection benchmark "
+    "(python -m benchmarks.elements.corpus); fetched files are not committed."
+)
+
+
+def fetch(
+    out: Path = DEFAULT_CORPUS,
+    manifest_path: Path = MANIFEST,
+    selection: dict[str, list[str]] | None = None,
+    about: str = ABOUT,
+) -> dict[str, Any]:
+    """Fetch what is missing of `selection` (package -> PDFs in it), verify every file,
+    write the manifest; the manifest."""
+    selection = SELECTION if selection is None else selection
     manifest = load_manifest(manifest_path)
     known = {f["file"]: f for f in manifest.get("files", [])}
     packages: dict[str, Any] = dict(manifest.get("packages", {}))
     files: list[dict[str, Any]] = []
     mismatches: list[str] = []
     out.mkdir(parents=True, exist_ok=True)
-    for package, members in SELECTION.items():
+    for package, members in selection.items():
         rels = [output_name(package, m) for m in members]
         ok = package in packages and all(
             (out / r).is_file() and r in known and sha256_file(out / r) == known[r]["sha256"]
@@ -214,10 +227,9 @@ def fetch(out: Path = DEFAULT_CORPUS, manifest_path: Path = MANIFEST) -> dict[st
                 mismatches.append(f["file"])
             files.append(f)
     manifest = {
-        "about": "Debian *-doc PDFs for the element-detection benchmark "
-        "(python -m benchmarks.elements.corpus); fetched files are not committed.",
+        "about": about,
         "distribution": _distribution(),
-        "packages": {p: packages[p] for p in SELECTION},
+        "packages": {p: packages[p] for p in selection},
         "files": files,
         "total_pages": sum(f["pages"] for f in files),
     }

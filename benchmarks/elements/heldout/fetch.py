@@ -17,20 +17,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.elements.corpus import (
-    ROOT,
-    _distribution,
-    fetch_package,
-    load_manifest,
-    output_name,
-    pdf_info,
-    sample_pages,
-    sha256_file,
-)
+from benchmarks.elements.corpus import ROOT, sample_pages
+from benchmarks.elements.corpus import fetch as fetch_corpus
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = ROOT / "benchmarks" / "corpus" / "debian-doc-heldout"
 MANIFEST = HERE / "manifest.json"
+ABOUT = (
+    "Held-out Debian PDFs for the element-detection benchmark "
+    "(python -m benchmarks.elements.heldout.fetch); none of these packages is in "
+    "benchmarks/elements/manifest.json. Fetched files are not committed."
+)
 
 _ERL = "usr/share/doc/erlang-doc/"
 _MP = "usr/share/doc/texlive-doc/metapost/"
@@ -70,51 +67,9 @@ SAMPLE_SEED = 20261123
 STRATA: list[tuple[str, int, int]] = [("mention", 45, 4), ("other", 12, 2), ("table", 15, 3)]
 
 
-def fetch(out: Path = DEFAULT_CORPUS, manifest_path: Path = MANIFEST) -> dict[str, Any]:
-    """Fetch what is missing, verify every file, write the manifest; the manifest."""
-    manifest = load_manifest(manifest_path)
-    known = {f["file"]: f for f in manifest.get("files", [])}
-    packages: dict[str, Any] = dict(manifest.get("packages", {}))
-    files: list[dict[str, Any]] = []
-    mismatches: list[str] = []
-    out.mkdir(parents=True, exist_ok=True)
-    for package, members in SELECTION.items():
-        rels = [output_name(package, m) for m in members]
-        ok = package in packages and all(
-            (out / r).is_file() and r in known and sha256_file(out / r) == known[r]["sha256"]
-            for r in rels
-        )
-        if ok:
-            print(f"ok      {package} {packages[package]['version']}")
-            files.extend(known[r] for r in rels)
-            continue
-        pinned = packages.get(package, {}).get("version")
-        print(f"fetch   {package}{' ' + pinned if pinned else ''}")
-        got = fetch_package(package, members, out, pinned)
-        packages[package] = got["package"]
-        for f in got["files"]:
-            path = out / f["file"]
-            f["sha256"] = sha256_file(path)
-            f["bytes"] = path.stat().st_size
-            f.update(pdf_info(path))
-            old = known.get(f["file"])
-            if old and old.get("sha256") != f["sha256"]:
-                mismatches.append(f["file"])
-            files.append(f)
-    manifest = {
-        "about": "Held-out Debian PDFs for the element-detection benchmark "
-        "(python -m benchmarks.elements.heldout.fetch); none of these packages is in "
-        "benchmarks/elements/manifest.json. Fetched files are not committed.",
-        "distribution": _distribution(),
-        "packages": {p: packages[p] for p in SELECTION},
-        "files": files,
-        "total_pages": sum(f["pages"] for f in files),
-    }
-    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(files)} PDFs, {manifest['total_pages']} pages in {out}")
-    if mismatches:
-        print("sha256 differs from the manifest (labels may not apply):", *mismatches, sep="\n  ")
-    return manifest
+def fetch(out: Path = DEFAULT_CORPUS) -> dict[str, Any]:
+    """Fetch what is missing, verify every file, write the manifest beside this file."""
+    return fetch_corpus(out, MANIFEST, SELECTION, ABOUT)
 
 
 def main(argv: list[str] | None = None) -> int:
