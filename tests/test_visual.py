@@ -15,6 +15,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from PIL import Image
 
+from pdfindex import ocr
 from tests import elementgen, pdfgen
 
 
@@ -25,6 +26,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     elementgen.report_pdf(root / "files" / "report.pdf")
     elementgen.report_pdf(root / "files" / "copy.pdf")  # the same labels in two documents
     pdfgen.write_pdf(root / "files" / "prose.pdf", ["Nothing but text. See Table 4 later."])
+    pdfgen.write_image_only_pdf(root / "files" / "scan.pdf", "PURCHASE ORDER 5521 APPROVED")
     return root
 
 
@@ -88,6 +90,8 @@ async def _session(root: Path) -> dict[str, Any]:
         await call("prose_info", "get_document_info", document_slug="prose")
         await call("status", "get_library_status")
         await call("documents", "search_documents", query="system architecture", limit=5)
+        await call("scan", "search_pdf", pdf_name="scan", query="purchase order 5521")
+        await call("scan_info", "get_document_info", document_slug="scan")
     return out
 
 
@@ -219,3 +223,12 @@ def test_search_documents_covers_pages_and_elements(out: dict) -> None:
     assert "DIAGRAM: Figure 4" in elements and "Caption: Figure 4: System architecture" in elements
     numbers = [line.split("]")[0] for line in text.splitlines() if line.startswith("[")]
     assert numbers == [f"[{n}" for n in range(1, len(numbers) + 1)]  # one numbering
+
+
+@pytest.mark.skipif(not ocr.engine().available, reason="Tesseract is not installed")
+def test_a_scanned_pdf_is_found_through_search_pdf(out: dict) -> None:
+    found = out["scan"].structured_content
+    assert found["query_exists"] and "**PURCHASE ORDER 5521**" in found["matches"][0]
+    info = out["scan_info"].structured_content
+    assert info["ocr"]["language"] == "eng" and info["ocr"]["pages"] == 1
+    assert info["ocr"]["mean_confidence"] > 60
