@@ -238,3 +238,32 @@ def test_snippet_marks_whole_words_where_they_cluster() -> None:
     assert marked.startswith("…") and "**quick** **Fox**" in marked
     assert "**fox**es" not in marked and "foxes" in marked
     assert snippet("no match here", {"zebra"}) == "no match here"
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data(), maxdist=st.sampled_from([1, 2]), prefix=st.sampled_from([0, 0, 1, 2]))
+def test_fuzzy_expansion_equals_whoosh_terms_within(
+    indexed: PdfIndex, data: st.DataObject, maxdist: int, prefix: int
+) -> None:
+    """The fast vocabulary scan finds exactly the words Whoosh's automaton finds."""
+    reader = indexed.store.searcher().reader()
+    vocabulary = indexed.store._vocabulary(reader)
+    word = list(data.draw(st.sampled_from(vocabulary)))
+    for _ in range(data.draw(st.integers(0, 2))):
+        at = data.draw(st.integers(0, len(word)))
+        edit = data.draw(st.sampled_from(["insert", "delete", "replace", "swap"]))
+        letter = data.draw(st.sampled_from("aeiourstnß1"))
+        if edit == "insert":
+            word.insert(at, letter)
+        elif word and edit == "delete":
+            del word[min(at, len(word) - 1)]
+        elif word and edit == "replace":
+            word[min(at, len(word) - 1)] = letter
+        elif at + 1 < len(word):
+            word[at], word[at + 1] = word[at + 1], word[at]
+    query = "".join(word)
+    assume(query)
+    expected = sorted(reader.terms_within("content", query, maxdist, prefix=prefix))
+    assert indexed.store._terms_within(reader, query, maxdist, prefix) == expected
