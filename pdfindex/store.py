@@ -170,6 +170,7 @@ class Store:
         self._local = threading.local()
         self._vocabulary_lock = threading.Lock()
         self._vocabulary_cache: tuple[int, list[str]] = (-2, [])
+        self._not_pages_cache: tuple[int, set[int]] = (-2, set())
         self._ix = self._open()
 
     def _open(self) -> Any:
@@ -288,9 +289,7 @@ class Store:
         if pages:
             clauses.append(NumericRange("page", pages[0], pages[1]))
         # Masking the few catalog records is cheaper than intersecting every page.
-        results = s.search(
-            And(clauses), limit=limit, mask=Or([Term("kind", FILE), Term("kind", ELEMENT)])
-        )
+        results = s.search(And(clauses), limit=limit, mask=self._not_pages(s))
         hits = [
             PageHit(hit["path"], hit["slug"], hit["page"], hit.score, "", hit["text"])
             for hit in results
@@ -361,6 +360,19 @@ class Store:
             word, vocabulary, scorer=OSA.distance, score_cutoff=maxdist, limit=None
         )
         return sorted(match for match, _distance, _index in found)
+
+    def _not_pages(self, searcher: Searcher) -> set[int]:
+        """Document numbers of catalog records and elements, once per index generation.
+
+        A plain set, not a mask query: Whoosh turns a query mask into a bitset whose
+        truth test scans every byte, once per hit, when it counts the results (80% of a
+        common word's search time)."""
+        generation = searcher.reader().generation()
+        with self._vocabulary_lock:
+            if self._not_pages_cache[0] != generation or generation < 0:
+                others = Or([Term("kind", FILE), Term("kind", ELEMENT)])
+                self._not_pages_cache = (generation, set(docnums(searcher, others)))
+            return self._not_pages_cache[1]
 
     def _vocabulary(self, reader: Any) -> list[str]:
         """Every word of the page text, read once per index generation."""
