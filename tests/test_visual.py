@@ -189,6 +189,8 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
         assert "Figure p5-1" in labels  # ...so the uncaptioned figure was found too
         keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
         assert any("-elements-" in key for key in keys)
+        total, hits = index.search("NOT zebragiraffe", limit=50)  # matches every document
+        assert total == 7 and sorted(h.page for h in hits) == list(range(1, 8))  # pages only
         (tmp_path / "files" / "report.pdf").rename(tmp_path / "files" / "renamed.pdf")
         moved = index.reindex()
         assert moved.moved == 1 and moved.parsed == 0 and moved.elements_files == 0
