@@ -210,7 +210,7 @@ class Indexer:
                     if record.elements_state != PENDING:
                         continue
                     cached = self.cache.get(record.sha256, self.elements_key())
-                    pages = [] if cached else self._element_pages(record)
+                    pages = [] if cached else record.element_pages
                     if cached or not pages:
                         self._write_elements(writer, record, cached or Extraction(OK), summary)
                     else:
@@ -225,12 +225,6 @@ class Indexer:
         finally:
             if results is not None:
                 results.close()
-
-    def _element_pages(self, record: FileRecord) -> list[int]:
-        """Pages worth a layout pass: a caption or numbered equation in the text, or a
-        large image (an uncaptioned figure)."""
-        texts = self.store.page_texts(record.slug)
-        return sorted(set(candidate_pages(texts)) | set(record.image_pages))
 
     def _find_elements(
         self, jobs: list[tuple[FileRecord, list[int]]]
@@ -405,6 +399,7 @@ class Indexer:
             error=record.error,
             engine=record.extractor,
             ocr_lang=record.ocr_lang,
+            image_pages=list(record.image_pages),
             notes=list(record.notes),
         )
 
@@ -487,10 +482,12 @@ class Indexer:
             record.ocr_pages, record.ocr_confidence = moved.ocr_pages, moved.ocr_confidence
             record.elements, record.elements_state = dict(moved.elements), moved.elements_state
             record.image_pages = list(moved.image_pages)
+            record.element_pages = list(moved.element_pages)
             carried = self._stored_elements(moved.slug)
         elif self.settings.elements and extraction.status == OK and _is_pdf(file.path):
             record.elements_state = PENDING
             record.stages.insert(-1, "elements: pending")
+            record.element_pages = element_pages(extraction)
         writer.remove_file(file.path)
         writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
         if carried:
@@ -509,6 +506,12 @@ def stages_of(extraction: Extraction, source: str) -> list[str]:
     if extraction.ocr_pages:
         stages.append(f"ocr ({extraction.ocr_lang}, {len(extraction.ocr_pages)} pages)")
     return [*stages, "index"]
+
+
+def element_pages(extraction: Extraction) -> list[int]:
+    """Pages worth a layout pass: a caption or numbered equation in the text, or a large
+    image (an uncaptioned figure). Decided while the text is at hand."""
+    return sorted(set(candidate_pages(extraction.pages)) | set(extraction.image_pages))
 
 
 def _is_pdf(path: str) -> bool:

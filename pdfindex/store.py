@@ -105,6 +105,7 @@ class FileRecord:
     elements: dict[str, int] = field(default_factory=dict)  # element type -> count
     elements_state: str = "none"  # pending | done | failed | none (not a PDF, or off)
     image_pages: list[int] = field(default_factory=list)  # large images: element candidates
+    element_pages: list[int] = field(default_factory=list)  # what the elements pass reads
     notes: list[str] = field(default_factory=list)
 
 
