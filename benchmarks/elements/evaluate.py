@@ -376,7 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     labels = load_labels(args.labels)
     problems = check_corpus(args.corpus, labels, args.manifest)
     if any(p.startswith("missing") for p in problems):
-        print(*problems, "fetch it: python -m benchmarks.elements.corpus", sep="\n")
+        heldout = "heldout" in str(args.manifest)
+        fetcher = "benchmarks.elements.heldout.fetch" if heldout else "benchmarks.elements.corpus"
+        print(*problems, f"fetch it: python -m {fetcher}", sep="\n")
         return 2
     for p in problems:
         print("warning:", p, file=sys.stderr)
