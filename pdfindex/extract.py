@@ -6,7 +6,6 @@ Runs inside pool workers; never raises: every outcome is an Extraction with a st
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,9 +24,9 @@ from pdfindex.adapters.base import (
     status_of,
 )
 
-log = logging.getLogger(__name__)
 Heartbeat = Callable[[], None]
 ELEMENTS_SHARE = 0.8  # of the time limit, what the layout pass for elements may take
+OCR_PAGE_SHARE = 0.9  # of the time limit, what one page's OCR may take (the pool kills at 1)
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,8 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
     for number in wanted:
         try:
             png, _count = render_page_png(path, number, ocr.OCR_DPI)
-            found = ocr.recognise_png(png, options.ocr_lang, timeout=options.timeout)
+            limit = options.timeout * OCR_PAGE_SHARE
+            found = ocr.recognise_png(png, options.ocr_lang, timeout=limit)
         except Exception as exc:  # a page Tesseract cannot read stays as it was
             extraction.ocr_missing.append(number)
             extraction.notes.append(f"ocr: page {number}: {_describe(exc)}")
