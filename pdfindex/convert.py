@@ -26,6 +26,8 @@ from pdfindex.layout import (
     ListBlock,
     PageLayout,
     Paragraph,
+    TextBlock,
+    TextLine,
     analyse,
     grid_text,
 )
@@ -53,12 +55,15 @@ def convert_pages(
     output_format: str = "markdown",
     preserve_layout: bool = False,
     timeout: float = 60.0,
+    ocr_texts: dict[int, str] | None = None,
 ) -> dict[str, object]:
     """-> {"content": str, "pages_extracted": [..], "format": output_format}.
 
     `pages` are 1-based; they are converted once each, in ascending order. docx content
     is base64 (with "encoding" and "media_type" keys). `timeout` bounds the whole call:
-    checked between pages, and pandoc is killed when it runs past it.
+    checked between pages, and pandoc is killed when it runs past it. A page without a
+    text layer whose OCR text is in `ocr_texts` is converted from that text (plain
+    paragraphs) and listed under "ocr_pages".
     """
     fmt = _check_format(output_format)
     wanted = _check_pages(pages)
@@ -67,11 +72,20 @@ def convert_pages(
     pandoc = _find_pandoc(fmt) if fmt in PANDOC_FORMATS else ""
     deadline = time.monotonic() + timeout
     layouts = _read_layouts(path, wanted, deadline, timeout)
+    from_ocr = [
+        n
+        for n, layout in enumerate(layouts)
+        if not layout.blocks and (ocr_texts or {}).get(layout.number, "").strip()
+    ]
+    for n in from_ocr:
+        layouts[n] = _layout_of_text(layouts[n], (ocr_texts or {})[layouts[n].number])
     result: dict[str, object] = {
         "content": "",
         "pages_extracted": [layout.number for layout in layouts],
         "format": fmt,
     }
+    if from_ocr:
+        result["ocr_pages"] = [layouts[n].number for n in from_ocr]
     if fmt == "markdown":
         result["content"] = to_markdown(layouts, preserve_layout)
     elif fmt == "html":
@@ -280,6 +294,26 @@ def _read_layouts(
         raise ConversionError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
     except Exception as exc:  # pdfminer raises many types on damaged files
         raise ConversionError(f"Failed to parse PDF: {type(exc).__name__}: {exc}") from exc
+
+
+def _layout_of_text(page: PageLayout, text: str) -> PageLayout:
+    """A page of OCR text as layout records: one block per paragraph, one line per line,
+    all in the body size (OCR gives no fonts), so every renderer can use it."""
+    size, pitch = 11.0, 14.0
+    blocks: list[TextBlock] = []
+    top = 72.0
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        lines = []
+        for raw in paragraph.splitlines():
+            if raw.strip():
+                bbox = (72.0, top, page.width - 72.0, top + size)
+                lines.append(TextLine(text=raw.strip(), bbox=bbox, font_size=size, bold=False))
+                top += pitch
+        if lines:
+            box = (72.0, lines[0].top, page.width - 72.0, lines[-1].bottom)
+            blocks.append(TextBlock("\n".join(li.text for li in lines), box, lines))
+            top += pitch
+    return PageLayout(page.number, page.width, page.height, blocks)
 
 
 def _find_pandoc(fmt: str) -> str:

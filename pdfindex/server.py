@@ -268,7 +268,13 @@ def build_server(
         parse_pages(pages, record.pages)  # clear range errors before any parsing
         from pdfindex.convert import convert_pages  # pdfminer's layout engine, loaded on use
 
-        result = convert_pages(real, pages, output_format, preserve_layout, index.settings.timeout)
+        ocr_texts = None
+        if record.ocr_pages:  # scanned pages have no layout: convert their OCR text
+            texts = index.store.page_texts(record.slug)
+            ocr_texts = {n: texts[n - 1] for n in pages if 1 <= n <= len(texts)}
+        result = convert_pages(
+            real, pages, output_format, preserve_layout, index.settings.timeout, ocr_texts
+        )
         budget = index.settings.max_response_chars
         if len(result["content"]) > budget:
             if result.get("encoding") == "base64":  # a cut file would be useless

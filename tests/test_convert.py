@@ -349,6 +349,19 @@ def test_page_without_text_layer_converts_to_nothing(tmp_path: Path) -> None:
     assert convert_pages(path, [1], "plain", preserve_layout=True)["content"] == ""
 
 
+def test_page_without_text_layer_converts_its_ocr_text(tmp_path: Path) -> None:
+    path = pdfgen.write_image_only_pdf(tmp_path / "scan.pdf")
+    ocr_texts = {1: "SCANNED INVOICE\n4711\n\nPaid in full"}
+    markdown = convert_pages(path, [1], "markdown", ocr_texts=ocr_texts)
+    assert markdown["content"] == "<!-- page 1 -->\n\nSCANNED INVOICE 4711\n\nPaid in full"
+    assert markdown["ocr_pages"] == [1]
+    html = convert_pages(path, [1], "html", ocr_texts=ocr_texts)["content"]
+    assert "<p>SCANNED INVOICE 4711</p>" in html and "<p>Paid in full</p>" in html
+    text_page = pdfgen.write_pdf(tmp_path / "text.pdf", ["A real text layer"])
+    kept = convert_pages(text_page, [1], "plain", ocr_texts={1: "not this"})
+    assert kept["content"] == "A real text layer" and "ocr_pages" not in kept
+
+
 def test_password_and_damage_are_conversion_errors(tmp_path: Path) -> None:
     locked = pdfgen.write_encrypted_pdf(tmp_path / "locked.pdf", ["x"], user_password="pw")
     with pytest.raises(ConversionError, match="password"):

@@ -92,6 +92,7 @@ async def _session(root: Path) -> dict[str, Any]:
         await call("documents", "search_documents", query="system architecture", limit=5)
         await call("scan", "search_pdf", pdf_name="scan", query="purchase order 5521")
         await call("scan_info", "get_document_info", document_slug="scan")
+        await call("scan_page", "extract_pdf_page", file="scan.pdf", pages=[1])
     return out
 
 
@@ -234,3 +235,5 @@ def test_a_scanned_pdf_is_found_through_search_pdf(out: dict) -> None:
     info = out["scan_info"].structured_content
     assert info["ocr"]["language"] == "eng" and info["ocr"]["pages"] == 1
     assert info["ocr"]["mean_confidence"] > 60
+    page = out["scan_page"].structured_content  # no layout to convert: its OCR text is
+    assert page["ocr_pages"] == [1] and "PURCHASE ORDER 5521" in page["content"]
