@@ -304,6 +304,8 @@ def search(
             click.echo(f"{n}. {m.path}  page {m.page}\n   {context}")
         if more and not as_json:
             click.echo(f"(more matches: raise --limit above {limit})")
+        if not matches and not as_json:
+            click.echo(f"no exact occurrence of {query!r}", err=True)
         ctx.exit(0 if matches else 1)
     total, hits = index.search(query, limit=limit, document=document, pages=pages)
     if as_json:

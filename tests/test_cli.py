@@ -77,6 +77,8 @@ def test_search_kinds_and_exit_codes(root: Path) -> None:
     exact = run(root, "search", "architecture explained", "--exact", "--json")
     (match,) = json.loads(exact.stdout)["matches"]
     assert (match["path"], match["page"]) == ("guide.pdf", 1)
+    missing = run(root, "search", "architecture zebra", "--exact")
+    assert missing.exit_code == 1 and "no exact occurrence" in missing.stderr
 
 
 def test_extract_prints_pages(root: Path) -> None:
