@@ -79,10 +79,15 @@ def element_lines(n: int, element: dict[str, Any], score: float) -> list[str]:
         f"  Page: {element['page']}",
         f"  Score: {score:.2f}",
     ]
-    caption = " ".join(element.get("caption", "").split())
-    if caption:
-        lines.append(f"  Caption: {caption if len(caption) <= 300 else caption[:299] + '…'}")
+    if element.get("caption", "").strip():
+        lines.append(f"  Caption: {shorten(element['caption'], 300)}")
     return lines
+
+
+def shorten(text: str, most: int) -> str:
+    """Whitespace collapsed to single spaces, cut to `most` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
 
 
 def document_info(index: PdfIndex, slug: str) -> dict[str, Any]:

@@ -7,16 +7,15 @@ get_element_image / get_element_details call from what it reads.
 
 from __future__ import annotations
 
-import math
 import re
-from typing import Any
 
 from pdfindex.adapters.pdfium import render_region_png
 from pdfindex.elements import ELEMENT_TYPES, Element
 from pdfindex.errors import DocumentNotFound, InvalidQuery
-from pdfindex.images import DEFAULT_DPI, MAX_DPI, MIN_DPI
-from pdfindex.library import element_lines, record_by_slug
+from pdfindex.images import checked_dpi, within_budget
+from pdfindex.library import element_lines, record_by_slug, shorten
 from pdfindex.service import PdfIndex
+from pdfindex.store import FileRecord
 
 MAX_LIMIT = 50
 MARGIN = 8.0  # points around an element's region in its image
@@ -62,9 +61,9 @@ def search_visual_elements(
 
 def find_element(
     index: PdfIndex, document_slug: str, element_label: str, page_number: int | None = None
-) -> tuple[Element, dict[str, Any]]:
-    """The element with this label (and page), with its document's catalog record as a
-    dict; the error lists what there is when the label is unknown or ambiguous."""
+) -> tuple[Element, FileRecord]:
+    """The element with this label (and page), with its document's catalog record; the
+    error lists what there is when the label is unknown or ambiguous."""
     record = record_by_slug(index, document_slug)
     everything = [Element.from_dict(e) for e in index.store.elements(record.slug)]
     wanted = normalize_label(element_label)
@@ -72,12 +71,7 @@ def find_element(
     if page_number is not None:
         found = [e for e in found if e.page == page_number]
     if len(found) == 1:
-        return found[0], {
-            "slug": record.slug,
-            "title": record.title,
-            "path": record.path,
-            "pages": record.pages,
-        }
+        return found[0], record
     if found:
         pages = ", ".join(str(e.page) for e in found)
         raise InvalidQuery(
@@ -107,25 +101,22 @@ def element_image(
 ) -> tuple[str, bytes]:
     """(description, PNG) of the element's region with a small margin, at a DPI that keeps
     the PNG under the page image budget."""
-    wanted = DEFAULT_DPI if dpi is None else dpi
-    if not MIN_DPI <= wanted <= MAX_DPI:
-        raise InvalidQuery(f"dpi must be from {MIN_DPI} to {MAX_DPI}, got {dpi}")
+    wanted = checked_dpi(dpi)
     element, document = find_element(index, document_slug, element_label, page_number)
-    real, _ = index.resolve(document["path"])
+    real, _ = index.resolve(document.path)
     x0, top, x1, bottom = element.bbox
     region = (x0 - MARGIN, top - MARGIN, x1 + MARGIN, bottom + MARGIN)
-    budget = index.settings.page_image_bytes
-    used = wanted
-    png = render_region_png(real, element.page, region, used)
-    while len(png) > budget and used > MIN_DPI:
-        used = max(MIN_DPI, int(used * math.sqrt(budget / len(png)) * 0.95))
-        png = render_region_png(real, element.page, region, used)
+    png, used = within_budget(
+        lambda d: render_region_png(real, element.page, region, d),
+        wanted,
+        index.settings.page_image_bytes,
+    )
     text = "\n".join(
         [
             f"{element.kind.capitalize()}: {element.label}",
-            f"Page {element.page} of {document['pages']}",
-            f"Document: {document['slug']} ({document['title']})",
-            *([f"Caption: {_short(element.caption, 500)}"] if element.caption else []),
+            f"Page {element.page} of {document.pages}",
+            f"Document: {document.slug} ({document.title})",
+            *([f"Caption: {shorten(element.caption, 500)}"] if element.caption else []),
             f"Region (points from the top-left): {', '.join(f'{v:.0f}' for v in element.bbox)}",
             f"Rendered at {used} dpi, {len(png)} bytes",
         ]
@@ -141,7 +132,7 @@ def element_details(
     lines = [
         f"Type: {element.kind}",
         f"Label: {element.label}",
-        f"Document: {document['slug']} ({document['title']})",
+        f"Document: {document.slug} ({document.title})",
         f"Page: {element.page}",
         f"Caption: {element.caption or '(none printed)'}",
         "",
@@ -161,8 +152,3 @@ def element_details(
             latex or "Not available: nothing in the text layer could be recovered.",
         ]
     return "\n".join(lines)
-
-
-def _short(text: str, most: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"

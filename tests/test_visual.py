@@ -3,8 +3,6 @@ found at index time, searched, shown as images and described."""
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import sys
 from pathlib import Path
@@ -13,10 +11,10 @@ from typing import Any
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from PIL import Image
 
 from pdfindex import ocr
 from tests import elementgen, pdfgen
+from tests.test_library import image_of, text_of
 
 
 @pytest.fixture(scope="module")
@@ -28,16 +26,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pdfgen.write_pdf(root / "files" / "prose.pdf", ["Nothing but text. See Table 4 later."])
     pdfgen.write_image_only_pdf(root / "files" / "scan.pdf", "PURCHASE ORDER 5521 APPROVED")
     return root
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(c.text for c in result.content if c.type == "text")
-
-
-def image_of(result: Any) -> Image.Image:
-    (image,) = [c for c in result.content if c.type == "image"]
-    assert image.mime_type == "image/png"
-    return Image.open(io.BytesIO(base64.b64decode(image.data)))
 
 
 async def _session(root: Path) -> dict[str, Any]:
