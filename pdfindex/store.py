@@ -169,7 +169,7 @@ class Store:
         self.folder = folder
         self.whoosh_dir = folder / "whoosh"
         self._local = threading.local()
-        self._vocabulary_lock = threading.Lock()
+        self._caches_lock = threading.Lock()  # the per-generation vocabulary and page mask
         self._vocabulary_cache: tuple[int, list[str]] = (-2, [])
         self._not_pages_cache: tuple[int, set[int]] = (-2, set())
         self._ix = self._open()
@@ -369,7 +369,7 @@ class Store:
         truth test scans every byte, once per hit, when it counts the results (80% of a
         common word's search time)."""
         generation = searcher.reader().generation()
-        with self._vocabulary_lock:
+        with self._caches_lock:
             if self._not_pages_cache[0] != generation or generation < 0:
                 others = Or([Term("kind", FILE), Term("kind", ELEMENT)])
                 self._not_pages_cache = (generation, set(docnums(searcher, others)))
@@ -378,7 +378,7 @@ class Store:
     def _vocabulary(self, reader: Any) -> list[str]:
         """Every word of the page text, read once per index generation."""
         generation = reader.generation()
-        with self._vocabulary_lock:
+        with self._caches_lock:
             if self._vocabulary_cache[0] != generation or generation < 0:
                 words = [
                     w.decode("utf-8") if isinstance(w, bytes) else w
