@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         phase("build")
         index = m.PdfIndex(ws.settings(plan.workers))
         try:
-            records = sorted(index.store.catalog().values(), key=lambda r: r.path)
+            records = sorted(index.engine.catalog().values(), key=lambda r: r.path)
             results["corpus"] = {
                 "name": folder.name,
                 "path": str(folder),

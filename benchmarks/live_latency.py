@@ -14,15 +14,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from pdfindex.api import PdfIndex
 from pdfindex.config import load_settings
-from pdfindex.live import LiveIndex
-from pdfindex.service import PdfIndex
+from pdfindex.tools.exact import search_pdf
 from tests.pdfgen import write_pdf
 
 
 def measure(root: Path, runs: int = 20, quiet: float = 1.0) -> list[float]:
     """Seconds from the end of the write to the first search that finds the text."""
-    live = LiveIndex(PdfIndex(load_settings(root=root)), quiet=quiet).start()
+    index = PdfIndex(load_settings(root=root))
+    live = index.live(quiet=quiet).start()
     live.caught_up.wait()
     scratch = Path(tempfile.mkdtemp())
     latencies = []
@@ -33,14 +34,14 @@ def measure(root: Path, runs: int = 20, quiet: float = 1.0) -> list[float]:
             target = root / "files" / f"zz-landed-{run:03d}.pdf"
             target.write_bytes(source.read_bytes())
             landed = time.perf_counter()
-            while not live.index.search_pdf(target.stem, marker).get("query_exists"):
+            while not search_pdf(index, target.stem, marker).get("query_exists"):
                 time.sleep(0.02)
             latencies.append(time.perf_counter() - landed)
             target.unlink()
             live.wait_idle(30)
     finally:
         live.close()
-        live.index.close()
+        index.close()
     return latencies
 
 

@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import pdfindex
-from pdfindex.adapters import get_adapter
+from pdfindex.api import PdfIndex
 from pdfindex.config import Settings, load_settings
-from pdfindex.service import PdfIndex
-from pdfindex.store import FileRecord, Store
-from pdfindex.textmatch import index_text
+from pdfindex.engine.whoosh.store import Store
+from pdfindex.extract.adapters import get_adapter
+from pdfindex.models import FileRecord
+from pdfindex.search.textmatch import index_text
+from pdfindex.tools.exact import search_pdf
 
 WORD = re.compile(r"\w+")
 LIVE_NOTE = "not yet available (live updates not implemented)"
@@ -622,7 +624,7 @@ def choose_queries(index: PdfIndex, sample_docs: int = 40) -> Queries:
     """Most frequent word, a word on one or two pages, real 2- and 4-word runs from a
     page, typo'd words, a prefix and a boolean query, all from the indexed text."""
     catalog = sorted(
-        (r for r in index.store.catalog().values() if r.status == "ok"), key=lambda r: r.path
+        (r for r in index.engine.catalog().values() if r.status == "ok"), key=lambda r: r.path
     )
     median_pages = statistics.median(r.pages for r in catalog)
     doc = min(catalog, key=lambda r: (abs(r.pages - median_pages), r.path))
@@ -705,7 +707,7 @@ def measure_queries_api(index: PdfIndex, queries: Queries, plan: Plan) -> dict[s
         out[kind] = {"query": text, "document": None, "hits": result[0], "api": stats}  # type: ignore[index]
     text = queries.texts["exact_one_doc"]
     log(f"queries (API): exact_one_doc {text!r} in {queries.document}")
-    stats, result = sample_latency(lambda: index.search_pdf(queries.document, text), plan)
+    stats, result = sample_latency(lambda: search_pdf(index, queries.document, text), plan)
     out["exact_one_doc"] = {
         "query": text,
         "document": queries.document,
@@ -736,7 +738,7 @@ def measure_queries_api(index: PdfIndex, queries: Queries, plan: Plan) -> dict[s
 def _regex_search() -> Callable[..., dict[str, Any]] | None:
     """pdfindex's regex search in one file (`pdfindex.grep.search_in_file`), if it has one."""
     try:
-        from pdfindex.grep import search_in_file
+        from pdfindex.tools.grep import search_in_file
     except ImportError:
         return None
     return search_in_file
@@ -889,13 +891,13 @@ def measure_threads(index: PdfIndex, queries: Queries, plan: Plan) -> dict[str, 
     calls = plan.calls_per_client * plan.clients
     mixed = [queries.mixed[i % len(queries.mixed)] for i in range(calls)]
     for name, query in queries.mixed:
-        index.search_pdf(name, query)  # warm-up
+        search_pdf(index, name, query)  # warm-up
     log(f"concurrency (API): {calls} calls sequential, then {plan.clients} threads")
     seq: list[float] = []
     began = time.perf_counter()
     for name, query in mixed:
         start = time.perf_counter()
-        index.search_pdf(name, query)
+        search_pdf(index, name, query)
         seq.append(time.perf_counter() - start)
     seq_wall = time.perf_counter() - began
 
@@ -904,7 +906,7 @@ def measure_threads(index: PdfIndex, queries: Queries, plan: Plan) -> dict[str, 
         for i in range(plan.calls_per_client):
             name, query = mixed[(number * plan.calls_per_client + i) % len(mixed)]
             start = time.perf_counter()
-            index.search_pdf(name, query)
+            search_pdf(index, name, query)
             times.append(time.perf_counter() - start)
         return times
 
@@ -1046,7 +1048,7 @@ def measure_rescans(ws: Workspace, plan: Plan) -> dict[str, Any]:
         }
 
         target = ws.rewrite
-        record = index.store.record(target)
+        record = index.engine.record(target)
         pages = min(record.pages if record else 20, 200)
         log(f"rescan: 1 file rewritten ({target}, {pages} pages)")
 
@@ -1101,7 +1103,7 @@ def measure_live_update(ws: Workspace, plan: Plan) -> dict[str, Any]:
     import importlib.util
 
     out: dict[str, Any] = {}
-    if importlib.util.find_spec("pdfindex.live") is None:
+    if importlib.util.find_spec("pdfindex.indexer.live") is None:
         not_available(out, "latency_s", LIVE_NOTE)
         return out
     import anyio

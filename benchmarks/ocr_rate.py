@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from pdfindex import ocr
+from pdfindex.api import PdfIndex
 from pdfindex.config import load_settings
-from pdfindex.service import PdfIndex
+from pdfindex.extract import ocr
 from tests.pdfgen import _new_pdf, _render_scan, lorem_pages
 
 PAGE_CHARS = 250  # large print (36 pt): about what fits on one scanned page
@@ -64,13 +64,13 @@ def main(argv: list[str] | None = None) -> int:
             seconds = time.monotonic() - started
             found = total = 0
             for name, pages in printed.items():
-                record = index.store.record(name)
-                stored = index.store.page_texts(record.slug)
+                record = index.engine.record(name)
+                stored = index.engine.page_texts(record.slug)
                 for want, got in zip(pages, stored, strict=True):
                     expected, seen = words(want), set(words(got))
                     total += len(expected)
                     found += sum(1 for w in expected if w in seen)
-            confidence = [index.store.record(n).ocr_confidence for n in printed]
+            confidence = [index.engine.record(n).ocr_confidence for n in printed]
         finally:
             index.close()
     result = {

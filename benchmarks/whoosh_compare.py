@@ -16,9 +16,11 @@ from pathlib import Path
 
 import whoosh
 
-from pdfindex.search import exact_search, ranked_search
-from pdfindex.store import FileRecord, Store
-from pdfindex.textmatch import index_text
+from pdfindex.engine.whoosh.store import Store
+from pdfindex.models import FileRecord
+from pdfindex.search.exact import exact_search
+from pdfindex.search.ranked import ranked_search
+from pdfindex.search.textmatch import index_text
 from tests.pdfgen import lorem_pages
 
 PAGES = 3000

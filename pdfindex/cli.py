@@ -17,11 +17,11 @@ from typing import Any
 
 import click
 
+from pdfindex.api import PdfIndex
 from pdfindex.config import EXTRACTORS, Settings, load_settings
 from pdfindex.errors import PdfIndexError
-from pdfindex.indexer import Summary
 from pdfindex.logs import setup_logging
-from pdfindex.service import PdfIndex
+from pdfindex.models import Summary
 
 
 class CliError(click.ClickException):
@@ -147,7 +147,6 @@ def watch(ctx: click.Context) -> None:
     Example:
       pdfindex watch --root ~/papers
     """
-    from pdfindex.live import LiveIndex
 
     settings = _settings(ctx)
     setup_logging(settings.log_dir)
@@ -162,7 +161,7 @@ def watch(ctx: click.Context) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
-    live = LiveIndex(index, on_summary=show).start()
+    live = index.live(on_summary=show).start()
     click.echo(f"watching {settings.files_dir} (Ctrl-C to stop)", err=True)
     try:
         while True:

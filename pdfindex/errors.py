@@ -1,4 +1,8 @@
-"""One small error family, mapped once per front (CLI: ClickException, MCP: tool error)."""
+"""The whole exception family, mapped once per front (CLI: ClickException, MCP: tool error).
+
+InvalidQuery also is a ValueError (as pdfminer's PDFValueError is), so a caller that
+knows only Python's exceptions still catches bad arguments.
+"""
 
 
 class PdfIndexError(Exception):
@@ -9,7 +13,7 @@ class ConfigError(PdfIndexError):
     """The configuration (folders, options) cannot be used."""
 
 
-class InvalidQuery(PdfIndexError):
+class InvalidQuery(PdfIndexError, ValueError):
     """A query or a search argument is out of bounds or malformed."""
 
 
@@ -27,3 +31,15 @@ class PathOutsideFiles(PdfIndexError):
 
 class IndexLocked(PdfIndexError):
     """Another process holds the index writer lock."""
+
+
+class EncryptedDocument(PdfIndexError):
+    """The document needs a password we do not have."""
+
+
+class ConversionError(PdfIndexError):
+    """A page could not be converted (layout parse failed, pandoc missing or failed)."""
+
+
+class SessionNotFound(PdfIndexError):
+    """No query_documents session has that id (or it expired)."""

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pdfindex.api import PdfIndex
 from pdfindex.config import Settings, load_settings
-from pdfindex.service import PdfIndex
 from tests import pdfgen
 
 HYPHEN_TEXT = ("The transformer", "architecture", 8)  # -> "architec-" / "ture"

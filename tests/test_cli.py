@@ -10,8 +10,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from pdfindex.api import PdfIndex
 from pdfindex.cli import main
-from pdfindex.service import PdfIndex
 from tests import pdfgen
 from tests.conftest import make_settings
 
@@ -116,7 +116,7 @@ def test_locked_index_is_reported_clearly(root: Path) -> None:
     run(root, "reindex")
     (root / "files" / "new.pdf").write_bytes((root / "files" / "notes.pdf").read_bytes())
     index = PdfIndex(make_settings(root))
-    with index.store.writer(timeout=1):
+    with index.engine.writer(timeout=1):
         result = CliRunner().invoke(
             main, ["--root", str(root), "reindex"], env={"PDFINDEX_LOCK_TIMEOUT": "0.2"}
         )

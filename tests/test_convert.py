@@ -14,17 +14,16 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from pdfindex.adapters.pdfminer import layout_pages
-from pdfindex.convert import (
+from pdfindex.convert.pages import (
     DOCX_MEDIA_TYPE,
-    ConversionError,
     convert_pages,
     run_pandoc,
     to_html,
     to_markdown,
 )
-from pdfindex.errors import InvalidQuery, PageOutOfRange
-from pdfindex.layout import PageLayout, TextBlock, TextLine, join_lines
+from pdfindex.errors import ConversionError, InvalidQuery, PageOutOfRange
+from pdfindex.extract.adapters.pdfminer import layout_pages
+from pdfindex.layout.records import PageLayout, TextBlock, TextLine, join_lines
 from tests import pdfgen
 
 needs_pandoc = pytest.mark.skipif(shutil.which("pandoc") is None, reason="pandoc not installed")
@@ -372,7 +371,7 @@ def test_password_and_damage_are_conversion_errors(tmp_path: Path) -> None:
 
 
 def test_missing_pandoc_is_named(report: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pdfindex.convert.shutil.which", lambda name: None)
+    monkeypatch.setattr("pdfindex.convert.pages.shutil.which", lambda name: None)
     with pytest.raises(ConversionError, match=r"needs pandoc.*apt-get install pandoc"):
         convert_pages(report, [1], "latex")
     with pytest.raises(ConversionError, match="'docx' needs pandoc"):

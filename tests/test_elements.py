@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex.adapters.pdfium import PdfiumAdapter
-from pdfindex.adapters.pdfminer import layout_pages
-from pdfindex.elements import (
+from pdfindex.elements.detect import (
     ELEMENT_TYPES,
     Element,
     candidate_pages,
@@ -19,7 +17,9 @@ from pdfindex.elements import (
     detect_file_elements,
     to_latex,
 )
-from pdfindex.layout import BBox, Graphic, PageLayout, TextBlock, TextLine
+from pdfindex.extract.adapters.pdfium import PdfiumAdapter
+from pdfindex.extract.adapters.pdfminer import layout_pages
+from pdfindex.layout.records import BBox, Graphic, PageLayout, TextBlock, TextLine
 from tests import elementgen
 from tests.elementgen import Expected
 

@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from pdfindex.api import PdfIndex
 from pdfindex.errors import IndexLocked
-from pdfindex.service import PdfIndex
+from pdfindex.tools.exact import search_pdf
 from tests import pdfgen
 from tests.conftest import make_settings
 
 
 def consistent(index: PdfIndex) -> None:
     """Catalog and page records agree; no page twice."""
-    catalog = index.store.catalog()
-    pages = index.store.candidates().refs
+    catalog = index.engine.catalog()
+    pages = index.engine.candidates().refs
     seen = [(p.path, p.page) for p in pages]
     assert len(seen) == len(set(seen))
     for path, record in catalog.items():
@@ -27,7 +28,7 @@ def consistent(index: PdfIndex) -> None:
         assert numbers == list(range(1, record.pages + 1)), path
     assert {p for p, _ in seen} <= set(catalog)
     for record in catalog.values():  # elements agree with the record's counts
-        kinds = Counter(e["kind"] for e in index.store.elements(record.slug))
+        kinds = Counter(e["kind"] for e in index.engine.elements(record.slug))
         assert dict(kinds) == record.elements, record.path
 
 
@@ -57,7 +58,7 @@ def test_touch_reparses_nothing(small: tuple[PdfIndex, Path]) -> None:
     os.utime(files / "one.pdf", (later, later))
     summary = index.reindex()
     assert (summary.touched, summary.parsed, summary.updated) == (1, 0, 0)
-    assert index.store.record("one.pdf").mtime == pytest.approx(later)
+    assert index.engine.record("one.pdf").mtime == pytest.approx(later)
     assert index.reindex().unchanged == 3
     consistent(index)
 
@@ -67,9 +68,9 @@ def test_modify_reparses_one_file(small: tuple[PdfIndex, Path]) -> None:
     pdfgen.write_pdf(files / "two.pdf", ["cherry tart", "elderberry wine"])
     summary = index.reindex()
     assert (summary.updated, summary.parsed_paths) == (1, ["two.pdf"])
-    assert index.search_pdf("two", "elderberry")["query_exists"]
-    assert not index.search_pdf("two", "cherry pie")["query_exists"]
-    assert index.store.record("two.pdf").slug == "two"
+    assert search_pdf(index, "two", "elderberry")["query_exists"]
+    assert not search_pdf(index, "two", "cherry pie")["query_exists"]
+    assert index.engine.record("two.pdf").slug == "two"
     consistent(index)
 
 
@@ -79,9 +80,9 @@ def test_rename_is_a_move_without_parsing(small: tuple[PdfIndex, Path]) -> None:
     (files / "one.pdf").rename(files / "moved" / "One Renamed.pdf")
     summary = index.reindex()
     assert (summary.moved, summary.removed, summary.parsed) == (1, 0, 0)
-    assert index.search_pdf("moved/One Renamed", "banana")["query_exists"]
-    assert index.search_pdf("one", "banana")["file_exists"] is False
-    assert index.store.record("moved/One Renamed.pdf").slug == "moved_one_renamed"
+    assert search_pdf(index, "moved/One Renamed", "banana")["query_exists"]
+    assert search_pdf(index, "one", "banana")["file_exists"] is False
+    assert index.engine.record("moved/One Renamed.pdf").slug == "moved_one_renamed"
     consistent(index)
 
 
@@ -91,7 +92,7 @@ def test_rename_without_cache_takes_pages_from_the_index(small: tuple[PdfIndex, 
     (files / "one.pdf").rename(files / "uno.pdf")
     summary = index.reindex()
     assert (summary.moved, summary.parsed) == (1, 0)
-    assert index.search_pdf("uno", "apple orchard")["query_exists"]
+    assert search_pdf(index, "uno", "apple orchard")["query_exists"]
     consistent(index)
 
 
@@ -100,7 +101,7 @@ def test_copy_uses_the_cache(small: tuple[PdfIndex, Path]) -> None:
     shutil.copy(files / "two.pdf", files / "two-copy.pdf")
     summary = index.reindex()
     assert (summary.added, summary.parsed, summary.from_cache) == (1, 0, 1)
-    assert index.search_pdf("two-copy", "cherry")["query_exists"]
+    assert search_pdf(index, "two-copy", "cherry")["query_exists"]
     consistent(index)
 
 
@@ -110,8 +111,8 @@ def test_delete_and_add(small: tuple[PdfIndex, Path]) -> None:
     pdfgen.write_pdf(files / "four.pdf", ["fig jam"])
     summary = index.reindex()
     assert (summary.removed, summary.added, summary.parsed_paths) == (1, 1, ["four.pdf"])
-    assert set(index.store.catalog()) == {"one.pdf", "two.pdf", "four.pdf"}
-    assert not [p for p in index.store.candidates().refs if p.path == "three.pdf"]
+    assert set(index.engine.catalog()) == {"one.pdf", "two.pdf", "four.pdf"}
+    assert not [p for p in index.engine.candidates().refs if p.path == "three.pdf"]
     consistent(index)
 
 
@@ -119,7 +120,7 @@ def test_full_rebuild_reparses_nothing_cached(small: tuple[PdfIndex, Path]) -> N
     index, _ = small
     summary = index.reindex(full=True)
     assert (summary.added, summary.parsed, summary.from_cache, summary.pages) == (3, 0, 3, 4)
-    assert index.search_pdf("one", "banana")["query_exists"]
+    assert search_pdf(index, "one", "banana")["query_exists"]
     consistent(index)
 
 
@@ -127,13 +128,13 @@ def test_slug_clash_gets_a_suffix_and_slugs_stay_stable(small: tuple[PdfIndex, P
     index, files = small
     pdfgen.write_pdf(files / "One.PDF", ["upper case twin"])
     index.reindex()
-    slugs = {p: r.slug for p, r in index.store.catalog().items()}
+    slugs = {p: r.slug for p, r in index.engine.catalog().items()}
     assert slugs["one.pdf"] == "one" and slugs["One.PDF"] == "one_2"
     pdfgen.write_pdf(files / "one.pdf", ["apple changed"])
     index.reindex()
-    assert index.store.record("one.pdf").slug == "one"
+    assert index.engine.record("one.pdf").slug == "one"
     index.reindex(full=True)  # "One.PDF" sorts first, yet keeps its suffix
-    assert {p: r.slug for p, r in index.store.catalog().items()} == slugs | {"one.pdf": "one"}
+    assert {p: r.slug for p, r in index.engine.catalog().items()} == slugs | {"one.pdf": "one"}
 
 
 def test_a_hanging_or_slow_file_times_out_and_the_run_goes_on(tmp_path: Path, corpus: Path) -> None:
@@ -144,8 +145,8 @@ def test_a_hanging_or_slow_file_times_out_and_the_run_goes_on(tmp_path: Path, co
     index = PdfIndex(make_settings(tmp_path, timeout=0.05, workers=1))
     summary = index.reindex()
     assert summary.failures.get("large.pdf", "").startswith("timeout")
-    assert index.store.record("large.pdf").status == "failed"
-    assert index.search_pdf("small", "still indexed")["query_exists"]
+    assert index.engine.record("large.pdf").status == "failed"
+    assert search_pdf(index, "small", "still indexed")["query_exists"]
     index.close()
 
 
@@ -157,13 +158,13 @@ def test_failed_files_are_retried_when_they_change(small: tuple[PdfIndex, Path])
     pdfgen.write_pdf(files / "bad.pdf", ["repaired now"])
     summary = index.reindex()
     assert summary.parsed_paths == ["bad.pdf"] and summary.failed == 0
-    assert index.store.record("bad.pdf").status == "ok"
+    assert index.engine.record("bad.pdf").status == "ok"
 
 
 def test_a_second_writer_gets_a_clear_error(small: tuple[PdfIndex, Path]) -> None:
     index, _ = small
     other = PdfIndex(make_settings(index.settings.root, lock_timeout=0.3))
-    with index.store.writer(timeout=1):
+    with index.engine.writer(timeout=1):
         with pytest.raises(IndexLocked, match="another pdfindex process"):
             other.reindex()
     assert other.reindex().unchanged == 3  # works once the lock is free
@@ -180,5 +181,5 @@ def test_symlinks_leading_outside_are_not_followed(
     (files / "link.pdf").symlink_to(outside / "secret.pdf")
     (files / "loop").symlink_to(files)
     index.reindex()
-    assert "link.pdf" not in index.store.catalog()
+    assert "link.pdf" not in index.engine.catalog()
     assert not index.exact("top secret")[0]

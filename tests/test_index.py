@@ -8,17 +8,19 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from pdfindex.api import PdfIndex
+from pdfindex.engine.whoosh.store import Store
 from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange, PathOutsideFiles
-from pdfindex.search import exact_search
-from pdfindex.service import PdfIndex
-from pdfindex.store import FileRecord, Store
-from pdfindex.textmatch import index_text
+from pdfindex.models import FileRecord
+from pdfindex.search.exact import exact_search
+from pdfindex.search.textmatch import index_text
+from pdfindex.tools.exact import search_pdf
 from tests import pdfgen
 from tests.brute import brute_force
 
 
 def test_catalog_statuses(indexed: PdfIndex) -> None:
-    catalog = indexed.store.catalog()
+    catalog = indexed.engine.catalog()
     status = {path: record.status for path, record in catalog.items()}
     assert status == {
         "multi.pdf": "ok",
@@ -50,17 +52,17 @@ def test_stats_reports_problems(indexed: PdfIndex) -> None:
 
 
 def test_search_pdf_seed_shape(indexed: PdfIndex) -> None:
-    result = indexed.search_pdf("multi", "TRANSFORMER ARCHITECTURE", context_length=20, topk=5)
+    result = search_pdf(indexed, "multi", "TRANSFORMER ARCHITECTURE", context_length=20, topk=5)
     assert result["file_exists"] and result["query_exists"]
     assert set(result) == {"file_exists", "query_exists", "matches"}
     (match,) = result["matches"]  # the phrase crosses a line break in the PDF
     assert "**transformer" in match and "architecture**" in match
-    assert indexed.search_pdf("multi.pdf", "zebra") == {
+    assert search_pdf(indexed, "multi.pdf", "zebra") == {
         "file_exists": True,
         "query_exists": False,
         "matches": [],
     }
-    assert indexed.search_pdf("missing", "x") == {
+    assert search_pdf(indexed, "missing", "x") == {
         "file_exists": False,
         "query_exists": False,
         "matches": [],
@@ -68,33 +70,33 @@ def test_search_pdf_seed_shape(indexed: PdfIndex) -> None:
 
 
 def test_search_pdf_hyphenation_unicode_and_subfolders(indexed: PdfIndex) -> None:
-    hyphen = indexed.search_pdf("hyphen", "architecture", context_length=10)
+    hyphen = search_pdf(indexed, "hyphen", "architecture", context_length=10)
     assert hyphen["query_exists"], hyphen
-    assert indexed.search_pdf("unicode", "FINANCIAL FLOW")["query_exists"]  # ligatures
-    assert indexed.search_pdf("unicode", "strasse")["query_exists"]  # casefold ß
-    assert indexed.search_pdf("unicode", "σίσυφος")["query_exists"]
-    assert indexed.search_pdf("multi", "naïve café")["query_exists"]
-    assert indexed.search_pdf("sub/nested doc", "sub-folder")["query_exists"]
-    assert indexed.search_pdf("open-encrypted", "secret")["query_exists"]
-    assert indexed.search_pdf("scan", "scanned invoice 4711")["query_exists"]  # OCR
+    assert search_pdf(indexed, "unicode", "FINANCIAL FLOW")["query_exists"]  # ligatures
+    assert search_pdf(indexed, "unicode", "strasse")["query_exists"]  # casefold ß
+    assert search_pdf(indexed, "unicode", "σίσυφος")["query_exists"]
+    assert search_pdf(indexed, "multi", "naïve café")["query_exists"]
+    assert search_pdf(indexed, "sub/nested doc", "sub-folder")["query_exists"]
+    assert search_pdf(indexed, "open-encrypted", "secret")["query_exists"]
+    assert search_pdf(indexed, "scan", "scanned invoice 4711")["query_exists"]  # OCR
 
 
 def test_search_pdf_errors_for_unreadable_files(indexed: PdfIndex) -> None:
     unreadable = (("corrupt", "Failed to parse"), ("locked", "password"), ("blank", "No text"))
     for name, word in unreadable:
-        result = indexed.search_pdf(name, "anything")
+        result = search_pdf(indexed, name, "anything")
         assert result["file_exists"] and not result["query_exists"]
         assert word in result["error"]
 
 
 def test_search_pdf_context_and_topk(indexed: PdfIndex) -> None:
-    result = indexed.search_pdf("large", "page marker", context_length=100, topk=7)
+    result = search_pdf(indexed, "large", "page marker", context_length=100, topk=7)
     assert len(result["matches"]) == 7
     for match in result["matches"]:
         before, rest = match.split("**", 1)
         assert len(before) <= 50
         assert rest.lower().startswith("page marker**")
-    everything = indexed.search_pdf("large", "page marker", context_length=0, topk=100)
+    everything = search_pdf(indexed, "large", "page marker", context_length=0, topk=100)
     assert len(everything["matches"]) == 100
 
 
@@ -120,7 +122,7 @@ def test_page_numbers_of_the_large_document(indexed: PdfIndex) -> None:
 )
 def test_search_pdf_bad_input(indexed: PdfIndex, kwargs: dict, error: type) -> None:
     with pytest.raises(error):
-        indexed.search_pdf(**kwargs)
+        search_pdf(indexed, **kwargs)
 
 
 def test_ranked_query_kinds(indexed: PdfIndex) -> None:
@@ -156,7 +158,7 @@ def test_exact_search_equals_brute_force_over_stored_text(
     indexed: PdfIndex, data: st.DataObject
 ) -> None:
     """Through the real index (term narrowing included) over the large document."""
-    texts = indexed.store.page_texts("large")
+    texts = indexed.engine.page_texts("large")
     page = data.draw(st.integers(1, len(texts)))
     text = texts[page - 1]
     start = data.draw(st.integers(0, len(text) - 2))
@@ -165,7 +167,7 @@ def test_exact_search_equals_brute_force_over_stored_text(
         query = query.upper()
     assume(query.strip())
     expected = [(n, s) for n, t in enumerate(texts, 1) for s, _ in brute_force(t, query)]
-    matches, _ = exact_search(indexed.store, query, slug="large", limit=1000, context_length=0)
+    matches, _ = exact_search(indexed.engine, query, slug="large", limit=1000, context_length=0)
     assert [(m.page, m.start) for m in matches] == expected[:1000]
 
 
@@ -224,14 +226,14 @@ def test_pdfminer_extractor_indexes_the_same_words(tmp_path: Path) -> None:
     index = PdfIndex(make_settings(tmp_path, extractor="pdfminer"))
     summary = index.reindex()
     assert summary.added == 1
-    record = index.store.record("a.pdf")
+    record = index.engine.record("a.pdf")
     assert record is not None and record.extractor.startswith("pdfminer")
-    assert index.search_pdf("a", "delta epsilon")["query_exists"]
+    assert search_pdf(index, "a", "delta epsilon")["query_exists"]
     index.close()
 
 
 def test_snippet_marks_whole_words_where_they_cluster() -> None:
-    from pdfindex.search import snippet
+    from pdfindex.search.ranked import snippet
 
     text = "fox " + "filler words here " * 30 + "The quick Fox jumps over the foxes; fox again."
     marked = snippet(text, {"fox", "quick"}, width=80)
@@ -248,8 +250,8 @@ def test_fuzzy_expansion_equals_whoosh_terms_within(
     indexed: PdfIndex, data: st.DataObject, maxdist: int, prefix: int
 ) -> None:
     """The fast vocabulary scan finds exactly the words Whoosh's automaton finds."""
-    reader = indexed.store.searcher().reader()
-    vocabulary = indexed.store._vocabulary(reader)
+    reader = indexed.engine.searcher().reader()
+    vocabulary = indexed.engine._vocabulary(reader)
     word = list(data.draw(st.sampled_from(vocabulary)))
     for _ in range(data.draw(st.integers(0, 2))):
         at = data.draw(st.integers(0, len(word)))
@@ -266,4 +268,4 @@ def test_fuzzy_expansion_equals_whoosh_terms_within(
     query = "".join(word)
     assume(query)
     expected = sorted(reader.terms_within("content", query, maxdist, prefix=prefix))
-    assert indexed.store._terms_within(reader, query, maxdist, prefix) == expected
+    assert indexed.engine._terms_within(reader, query, maxdist, prefix) == expected

@@ -17,8 +17,9 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from pdfindex.live import LiveIndex
-from pdfindex.service import PdfIndex
+from pdfindex.api import PdfIndex
+from pdfindex.indexer.live import LiveIndex
+from pdfindex.tools.exact import search_pdf
 from tests import elementgen, pdfgen
 from tests.conftest import make_settings
 from tests.test_incremental import consistent
@@ -34,24 +35,32 @@ def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
 
 
 def found(index: PdfIndex, name: str, text: str) -> bool:
-    return bool(index.search_pdf(name, text).get("query_exists"))
+    return bool(search_pdf(index, name, text).get("query_exists"))
 
 
 @pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveIndex]:
+def index(tmp_path: Path) -> Iterator[PdfIndex]:
     pdfgen.write_pdf(tmp_path / "files" / "first.pdf", ["already here before start"])
+    index = PdfIndex(make_settings(tmp_path))
+    yield index
+    index.close()
+
+
+@pytest.fixture
+def live(index: PdfIndex) -> Iterator[LiveIndex]:
     before = set(threading.enumerate())
-    live = LiveIndex(PdfIndex(make_settings(tmp_path)), quiet=0.3).start()
+    live = index.live(quiet=0.3).start()
     assert live.caught_up.wait(30)
     yield live
     live.close()
-    live.index.close()
     leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
     assert not leaked, f"threads left running: {leaked}"
 
 
-def test_catch_up_then_follow_every_kind_of_change(live: LiveIndex, tmp_path: Path) -> None:
-    index, files = live.index, tmp_path / "files"
+def test_catch_up_then_follow_every_kind_of_change(
+    live: LiveIndex, index: PdfIndex, tmp_path: Path
+) -> None:
+    files = tmp_path / "files"
     assert found(index, "first", "already here")
     assert live.watching
 
@@ -64,24 +73,28 @@ def test_catch_up_then_follow_every_kind_of_change(live: LiveIndex, tmp_path: Pa
     (files / "deep" / "er").mkdir(parents=True)  # move into a new sub-folder
     (files / "new.pdf").rename(files / "deep" / "er" / "moved.pdf")
     assert eventually(lambda: found(index, "deep/er/moved", "rewritten"))
-    assert index.store.record("new.pdf") is None
+    assert index.engine.record("new.pdf") is None
     assert live.wait_idle(30)  # text is committed before the run (its elements pass) ends
     assert live.last_summary is not None and live.last_summary.parsed == 0
 
     (files / "first.pdf").unlink()  # delete
-    assert eventually(lambda: index.store.record("first.pdf") is None)
+    assert eventually(lambda: index.engine.record("first.pdf") is None)
     consistent(index)
 
 
-def test_editor_save_via_temp_file_and_rename(live: LiveIndex, tmp_path: Path) -> None:
+def test_editor_save_via_temp_file_and_rename(
+    live: LiveIndex, index: PdfIndex, tmp_path: Path
+) -> None:
     files = tmp_path / "files"
     pdfgen.write_pdf(files / ".report.pdf.tmp", ["saved by an editor"])
     os.replace(files / ".report.pdf.tmp", files / "report.pdf")
-    assert eventually(lambda: found(live.index, "report", "saved by an editor"))
-    assert ".report.pdf.tmp" not in live.index.store.catalog()
+    assert eventually(lambda: found(index, "report", "saved by an editor"))
+    assert ".report.pdf.tmp" not in index.engine.catalog()
 
 
-def test_a_slowly_written_file_is_indexed_when_complete(live: LiveIndex, tmp_path: Path) -> None:
+def test_a_slowly_written_file_is_indexed_when_complete(
+    live: LiveIndex, index: PdfIndex, tmp_path: Path
+) -> None:
     source = pdfgen.write_pdf(tmp_path / "source.pdf", ["written slowly in two halves"])
     data = source.read_bytes()
     target = tmp_path / "files" / "slow.pdf"
@@ -90,16 +103,17 @@ def test_a_slowly_written_file_is_indexed_when_complete(live: LiveIndex, tmp_pat
         handle.flush()
         time.sleep(1.5)  # longer than the quiet period: a scan sees half a file
         handle.write(data[len(data) // 2 :])
-    assert eventually(lambda: found(live.index, "slow", "written slowly"))
-    record = live.index.store.record("slow.pdf")
+    assert eventually(lambda: found(index, "slow", "written slowly"))
+    record = index.engine.record("slow.pdf")
     assert record is not None and record.status == "ok" and record.size == len(data)
 
 
 def test_without_watch_no_observer_runs(tmp_path: Path) -> None:
-    live = LiveIndex(PdfIndex(make_settings(tmp_path)), watch=False).start()
+    index = PdfIndex(make_settings(tmp_path))
+    live = index.live(watch=False).start()
     assert live.caught_up.wait(30) and not live.watching
     live.close()
-    live.index.close()
+    index.close()
 
 
 def test_memory_cap_marks_the_file_failed_and_the_run_goes_on(tmp_path: Path, corpus: Path) -> None:
@@ -138,16 +152,16 @@ def test_sigkill_mid_build_leaves_a_consistent_index(tmp_path: Path) -> None:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     reader = PdfIndex(make_settings(tmp_path))  # a reader beside the writer never waits
     try:
-        assert eventually(lambda: len(reader.store.catalog()) >= 3, timeout=60)
+        assert eventually(lambda: len(reader.engine.catalog()) >= 3, timeout=60)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
-    committed = len(reader.store.catalog())
+    committed = len(reader.engine.catalog())
     assert 3 <= committed < 30, committed  # killed mid-build, after some commits
     consistent(reader)
     summary = reader.reindex()  # the next run repairs the rest
     assert summary.added == 30 - committed
-    assert len(reader.store.catalog()) == 30
+    assert len(reader.engine.catalog()) == 30
     consistent(reader)
     reader.close()
 
@@ -165,16 +179,16 @@ def test_sigkill_in_the_elements_pass_leaves_a_consistent_index(tmp_path: Path) 
     reader = PdfIndex(make_settings(tmp_path))
 
     def states() -> Counter[str]:
-        return Counter(r.elements_state for r in reader.store.catalog().values())
+        return Counter(r.elements_state for r in reader.engine.catalog().values())
 
     try:  # the text of all 60 is committed first, then their elements in batches
         assert eventually(lambda: states()["done"] >= 1 and states()["pending"] >= 1, timeout=60)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
-    assert len(reader.store.catalog()) == 60 and states()["pending"] >= 1
+    assert len(reader.engine.catalog()) == 60 and states()["pending"] >= 1
     consistent(reader)
-    assert reader.search_pdf("report-59", "storage engine")["query_exists"]  # text first
+    assert search_pdf(reader, "report-59", "storage engine")["query_exists"]  # text first
     summary = reader.reindex()
     assert summary.parsed == 0 and states() == {"done": 60}
     consistent(reader)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex import ocr
-from pdfindex.service import PdfIndex
+from pdfindex.api import PdfIndex
+from pdfindex.extract import ocr
+from pdfindex.tools.exact import search_pdf
 from tests import pdfgen
 from tests.conftest import make_settings
 
@@ -40,16 +41,16 @@ def test_scanned_pages_are_found_through_search_pdf(tmp_path: Path) -> None:
     try:
         summary = index.reindex()
         assert summary.added == 1 and summary.failed == 0
-        record = index.store.record("mixed.pdf")
+        record = index.engine.record("mixed.pdf")
         assert record.status == "ok" and record.ocr_lang == "eng"
         assert record.ocr_pages == 2 and record.ocr_missing == 0
         assert record.ocr_confidence is not None and record.ocr_confidence > 60
         assert any(stage.startswith("ocr (eng, 2 pages)") for stage in record.stages)
-        found = index.search_pdf("mixed", "quarterly report zephyr", context_length=10)
+        found = search_pdf(index, "mixed", "quarterly report zephyr", context_length=10)
         assert found["query_exists"] and len(found["matches"]) == 1
-        assert index.search_pdf("mixed", "board meeting")["query_exists"]
-        assert index.search_pdf("mixed", "harbours")["query_exists"]  # the text layer stays
-        texts = index.store.page_texts(record.slug)
+        assert search_pdf(index, "mixed", "board meeting")["query_exists"]
+        assert search_pdf(index, "mixed", "harbours")["query_exists"]  # the text layer stays
+        texts = index.engine.page_texts(record.slug)
         assert "ZEPHYR" in texts[1] and "ZEPHYR" not in texts[2]  # each page its own text
         status = index.stats()["ocr"]
         assert status["unavailable"] is None and status["pages_read"] == 2
@@ -66,20 +67,20 @@ def test_ocr_switched_off_then_on_rereads_only_scanned_files(tmp_path: Path) -> 
     off = PdfIndex(make_settings(tmp_path, ocr=False))
     try:
         off.reindex()
-        record = off.store.record("scan.pdf")
+        record = off.engine.record("scan.pdf")
         assert record.status == "empty" and record.ocr_missing == 1 and record.ocr_pages == 0
         status = off.stats()["ocr"]
         assert "switched off" in status["unavailable"] and status["pages_not_read"] == 1
         assert "not searchable" in off.describe_ocr(status)
-        assert not off.search_pdf("scan", "4711")["query_exists"]
+        assert not search_pdf(off, "scan", "4711")["query_exists"]
     finally:
         off.close()
     on = PdfIndex(make_settings(tmp_path, ocr=True))
     try:
         summary = on.reindex()  # nothing changed on disk: only the scan is read again
         assert summary.parsed_paths == ["scan.pdf"]
-        assert on.store.record("scan.pdf").ocr_pages == 1
-        assert on.search_pdf("scan", "invoice number 4711")["query_exists"]
+        assert on.engine.record("scan.pdf").ocr_pages == 1
+        assert search_pdf(on, "scan", "invoice number 4711")["query_exists"]
         assert on.reindex().parsed == 0  # and once read, it stays read
     finally:
         on.close()
@@ -90,7 +91,7 @@ def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -
     index = PdfIndex(make_settings(tmp_path, ocr_lang="xyz"))
     try:
         index.reindex()
-        record = index.store.record("scan.pdf")
+        record = index.engine.record("scan.pdf")
         assert record.status == "empty" and record.ocr_missing == 3
         assert len(record.notes) == 1 and "xyz" in record.notes[0]
         status = index.stats()["ocr"]

@@ -9,7 +9,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.errors import InvalidQuery
-from pdfindex.textmatch import (
+from pdfindex.search.textmatch import (
     compile_query,
     find_spans,
     fold,

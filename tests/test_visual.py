@@ -12,7 +12,8 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from pdfindex import ocr
+from pdfindex.extract import ocr
+from pdfindex.tools.exact import search_pdf
 from tests import elementgen, pdfgen
 from tests.test_library import image_of, text_of
 
@@ -157,7 +158,7 @@ def test_document_info_and_status_count_elements(out: dict) -> None:
 
 
 def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
-    from pdfindex.service import PdfIndex
+    from pdfindex.api import PdfIndex
     from tests.conftest import make_settings
 
     (tmp_path / "files").mkdir()
@@ -165,16 +166,16 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
     index = PdfIndex(make_settings(tmp_path))
     try:
         first = index.reindex(elements_should_stop=lambda: True)  # new changes keep arriving
-        record = index.store.record("report.pdf")
-        assert first.added == 1 and index.search_pdf("report", "storage engine")["query_exists"]
+        record = index.engine.record("report.pdf")
+        assert first.added == 1 and search_pdf(index, "report", "storage engine")["query_exists"]
         assert record.elements_state in ("pending", "done")  # at most one file was analysed
         second = index.reindex()
         assert second.parsed == 0  # the text is not read again
-        record = index.store.record("report.pdf")
+        record = index.engine.record("report.pdf")
         assert record.elements_state == "done" and record.elements["table"] == 2
         assert "elements (8)" in record.stages and "elements: pending" not in record.stages
         assert record.image_pages == [5]  # pypdfium2 saw the large image...
-        labels = {e["label"] for e in index.store.elements("report")}
+        labels = {e["label"] for e in index.engine.elements("report")}
         assert "Figure p5-1" in labels  # ...so the uncaptioned figure was found too
         keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
         assert any("-elements-" in key for key in keys)
@@ -183,8 +184,8 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
         (tmp_path / "files" / "report.pdf").rename(tmp_path / "files" / "renamed.pdf")
         moved = index.reindex()
         assert moved.moved == 1 and moved.parsed == 0 and moved.elements_files == 0
-        assert len(index.store.elements("renamed")) == 8  # carried over, not analysed again
-        assert index.store.elements("report") == []
+        assert len(index.engine.elements("renamed")) == 8  # carried over, not analysed again
+        assert index.engine.elements("report") == []
         rebuilt = index.reindex(full=True)
         assert rebuilt.parsed == 0 and rebuilt.elements_found == 8  # both from the cache
     finally:
@@ -192,7 +193,7 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
 
 
 def test_elements_switched_off(tmp_path: Path) -> None:
-    from pdfindex.service import PdfIndex
+    from pdfindex.api import PdfIndex
     from tests.conftest import make_settings
 
     (tmp_path / "files").mkdir()
@@ -200,9 +201,9 @@ def test_elements_switched_off(tmp_path: Path) -> None:
     index = PdfIndex(make_settings(tmp_path, elements=False))
     try:
         summary = index.reindex()
-        record = index.store.record("report.pdf")
+        record = index.engine.record("report.pdf")
         assert summary.elements_files == 0 and record.elements_state == "none"
-        assert index.store.elements("report") == [] and index.stats()["elements"] == {}
+        assert index.engine.elements("report") == [] and index.stats()["elements"] == {}
     finally:
         index.close()
 

@@ -171,7 +171,7 @@ def detect(
     corpus: Path, labels: dict[str, Any], deadline_s: float | None
 ) -> tuple[list[Detection], dict[str, Any]]:
     """Run the detector on the labelled pages of each file; detections and timing."""
-    from pdfindex.elements import detect_file_elements
+    from pdfindex.elements.detect import detect_file_elements
 
     wanted: dict[str, list[int]] = defaultdict(list)
     for p in labels["pages"]:
@@ -209,7 +209,7 @@ def speed_all(
     corpus: Path, files: list[str], deadline_s: float | None, manifest_path: Path = MANIFEST
 ) -> dict[str, Any]:
     """Detection speed over every page of every corpus file."""
-    from pdfindex.elements import detect_file_elements
+    from pdfindex.elements.detect import detect_file_elements
 
     manifest = load_manifest(manifest_path)
     pages = 0

@@ -1,0 +1,94 @@
+"""The small interface every text extractor implements, and the result it returns."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from pdfindex.models import FileStatus
+
+# Catalog statuses of a file, as plain strings (what the catalog stores).
+OK, EMPTY, ENCRYPTED, FAILED = (status.value for status in FileStatus)
+
+
+@dataclass
+class Extraction:
+    """What one extractor made of one file: page texts (NFKC) and metadata, plus what the
+    PDF enrichment added (OCR'd pages, visual elements)."""
+
+    status: str
+    pages: list[str] = field(default_factory=list)
+    metadata: dict[str, str] = field(default_factory=dict)
+    error: str | None = None
+    engine: str = ""
+    ocr_lang: str | None = None  # the language OCR ran in, if it ran on any page
+    ocr_pages: dict[int, float] = field(default_factory=dict)  # page -> mean confidence
+    ocr_missing: list[int] = field(default_factory=list)  # no text layer, not OCR'd
+    elements: list[dict] = field(default_factory=list)  # pdfindex.elements.Element dicts
+    image_pages: list[int] = field(default_factory=list)  # pages showing a large image
+    notes: list[str] = field(default_factory=list)  # what went wrong in enrichment
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "pages": self.pages,
+            "metadata": self.metadata,
+            "error": self.error,
+            "engine": self.engine,
+            "ocr_lang": self.ocr_lang,
+            "ocr_pages": {str(k): v for k, v in self.ocr_pages.items()},
+            "ocr_missing": self.ocr_missing,
+            "elements": self.elements,
+            "image_pages": self.image_pages,
+            "notes": self.notes,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Extraction:
+        return cls(
+            status=data["status"],
+            pages=list(data.get("pages", [])),
+            metadata=dict(data.get("metadata", {})),
+            error=data.get("error"),
+            engine=data.get("engine", ""),
+            ocr_lang=data.get("ocr_lang"),
+            ocr_pages={int(k): float(v) for k, v in (data.get("ocr_pages") or {}).items()},
+            ocr_missing=[int(n) for n in data.get("ocr_missing") or []],
+            elements=list(data.get("elements") or []),
+            image_pages=[int(n) for n in data.get("image_pages") or []],
+            notes=list(data.get("notes") or []),
+        )
+
+
+class Adapter(Protocol):
+    """A text extractor for some file types."""
+
+    name: str
+    extensions: tuple[str, ...]
+
+    @property
+    def version(self) -> str: ...
+
+    def extract(self, path: Path) -> Extraction:
+        """Return the file's page texts; raise EncryptedDocument or any error on failure."""
+        ...
+
+
+def normalize_text(text: str) -> str:
+    """Index-time normalisation: NFKC (ligatures become letters), otherwise as extracted."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def status_of(pages: list[str]) -> str:
+    return OK if any(t.strip() for t in pages) else EMPTY
+
+
+def finish(pages: list[str], metadata: dict[str, str], engine: str) -> Extraction:
+    """Normalise page texts and decide between `ok` and `empty` (no text layer)."""
+    texts = [normalize_text(p) for p in pages]
+    status = status_of(texts)
+    error = None if status == OK else "no text layer (image-only or blank pages)"
+    clean_meta = {k: normalize_text(str(v)).strip() for k, v in metadata.items() if v}
+    return Extraction(status=status, pages=texts, metadata=clean_meta, error=error, engine=engine)

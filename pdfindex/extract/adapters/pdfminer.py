@@ -1,0 +1,230 @@
+"""pdfminer.six text extraction: the layout engine, selectable for index text.
+
+The only module that imports pdfminer. One pass over the pages with a converter whose
+buffer is cleared per page (extract_text(page_numbers=[i]) would re-parse per page).
+`layout_pages` runs the layout analysis of a few pages on demand (page conversion, element
+detection) and hands back plain `pdfindex.layout` records (text and graphics), so no
+pdfminer type leaks out.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+import time
+from collections import Counter
+from collections.abc import Iterable
+from importlib.metadata import version as package_version
+from pathlib import Path
+
+from pdfminer.converter import PDFPageAggregator, TextConverter
+from pdfminer.layout import (
+    LAParams,
+    LTChar,
+    LTContainer,
+    LTCurve,
+    LTFigure,
+    LTImage,
+    LTLine,
+    LTPage,
+    LTRect,
+    LTTextBox,
+    LTTextLine,
+)
+from pdfminer.pdfdocument import PDFDocument, PDFPasswordIncorrect
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
+from pdfminer.pdfparser import PDFParser
+from pdfminer.pdftypes import resolve1
+
+from pdfindex.errors import EncryptedDocument, PageOutOfRange
+from pdfindex.extract.adapters.base import Extraction, finish, normalize_text
+from pdfindex.layout.records import BBox, Graphic, PageLayout, TextBlock, TextLine
+
+_META_KEYS = {
+    "Title": "title",
+    "Author": "author",
+    "Subject": "subject",
+    "Keywords": "keywords",
+    "Creator": "creator",
+    "Producer": "producer",
+    "CreationDate": "created",
+    "ModDate": "modified",
+}
+
+
+def _decode(value: object) -> str:
+    if isinstance(value, bytes):
+        if value.startswith(b"\xfe\xff"):
+            return value[2:].decode("utf-16-be", errors="replace")
+        return value.decode("latin-1", errors="replace")
+    return str(value)
+
+
+class PdfminerAdapter:
+    name = "pdfminer"
+    description = "PDF text and layout with pdfminer.six (slower, layout analysis)"
+    extensions = (".pdf",)
+
+    @property
+    def version(self) -> str:
+        return f"pdfminer.six-{package_version('pdfminer.six')}"
+
+    def extract(self, path: Path) -> Extraction:
+        with open(path, "rb") as handle:
+            try:
+                document = PDFDocument(PDFParser(handle), password="")
+            except PDFPasswordIncorrect as exc:
+                raise EncryptedDocument("a password is required to open this PDF") from exc
+            manager = PDFResourceManager(caching=True)
+            buffer = io.StringIO()
+            converter = TextConverter(manager, buffer, laparams=LAParams())
+            interpreter = PDFPageInterpreter(manager, converter)
+            pages: list[str] = []
+            for page in PDFPage.create_pages(document):
+                interpreter.process_page(page)
+                pages.append(buffer.getvalue().rstrip("\x0c"))
+                buffer.seek(0)
+                buffer.truncate(0)
+            converter.close()
+            metadata: dict[str, str] = {}
+            for info in document.info:
+                for key, value in info.items():
+                    if key in _META_KEYS:
+                        metadata[_META_KEYS[key]] = _decode(resolve1(value))
+        return finish(pages, metadata, self.version)
+
+
+# -- layout of a few pages (page conversion) ------------------------------------------
+
+_BOLD_MARKS = ("bold", "black", "heavy")
+_SUBSET_TAG = re.compile(r"^[A-Z]{6}\+")  # "ABCDEF+Font-Bold": an embedded subset
+
+
+def layout_pages(
+    path: Path, page_numbers: list[int], deadline: float | None = None
+) -> list[PageLayout]:
+    """Layout analysis of just these 1-based pages, in ascending order, as plain records.
+
+    `deadline` (a time.monotonic() value) is checked between pages: one page cannot be
+    interrupted, but a long selection stops with TimeoutError instead of running on.
+    Raises EncryptedDocument when the empty password does not open the file, and
+    PageOutOfRange (with the valid range) for a page the document does not have.
+    """
+    wanted = sorted(set(page_numbers))
+    with open(path, "rb") as handle:
+        try:
+            document = PDFDocument(PDFParser(handle), password="")
+        except PDFPasswordIncorrect as exc:
+            raise EncryptedDocument("a password is required to open this PDF") from exc
+        pages = list(PDFPage.create_pages(document))
+        for number in wanted:
+            if not 1 <= number <= len(pages):
+                valid = f"pages 1-{len(pages)}" if pages else "no pages"
+                raise PageOutOfRange(f"page {number} is out of range: this document has {valid}")
+        manager = PDFResourceManager(caching=True)
+        aggregator = PDFPageAggregator(manager, laparams=LAParams())
+        interpreter = PDFPageInterpreter(manager, aggregator)
+        layouts: list[PageLayout] = []
+        for number in wanted:
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"layout analysis stopped before page {number}")
+            interpreter.process_page(pages[number - 1])
+            layouts.append(_page_layout(number, aggregator.get_result()))
+        aggregator.close()
+    return layouts
+
+
+def _page_layout(number: int, page: LTPage) -> PageLayout:
+    blocks: list[TextBlock] = []
+    for box in _text_boxes(page):
+        lines = [_text_line(page, line) for line in box if isinstance(line, LTTextLine)]
+        lines = [line for line in lines if line.text]
+        if lines:
+            text = "\n".join(line.text for line in lines)
+            blocks.append(TextBlock(text=text, bbox=_flip(page, box.bbox), lines=lines))
+    return PageLayout(
+        number=number,
+        width=round(page.width, 2),
+        height=round(page.height, 2),
+        blocks=blocks,
+        graphics=list(_graphics(page, page)),
+    )
+
+
+# Subclasses before their bases: LTRect and LTLine are LTCurves.
+_GRAPHIC_TYPES = (
+    (LTImage, "image"),
+    (LTFigure, "figure"),
+    (LTRect, "rect"),
+    (LTLine, "line"),
+    (LTCurve, "curve"),
+)
+
+
+def _graphics(page: LTPage, container: LTContainer) -> Iterable[Graphic]:
+    """Images, figure containers, rectangles, lines and curves in drawing order, also
+    those inside figure containers (element detection looks for figures and ruled
+    tables among them)."""
+    for item in container:
+        if isinstance(item, LTChar | LTTextBox):
+            continue
+        for kind_type, kind in _GRAPHIC_TYPES:
+            if isinstance(item, kind_type):
+                yield Graphic(kind, _flip(page, item.bbox))
+                break
+        if isinstance(item, LTFigure):
+            yield from _graphics(page, item)
+
+
+def page_count(path: Path) -> int:
+    """How many pages the document has (its page tree only, no content is parsed)."""
+    with open(path, "rb") as handle:
+        try:
+            document = PDFDocument(PDFParser(handle), password="")
+        except PDFPasswordIncorrect as exc:
+            raise EncryptedDocument("a password is required to open this PDF") from exc
+        return sum(1 for _ in PDFPage.create_pages(document))
+
+
+def _flip(page: LTPage, bbox: tuple[float, float, float, float]) -> BBox:
+    """pdfminer's bottom-left origin -> (x0, top, x1, bottom) from the top-left corner."""
+    x0, y0, x1, y1 = bbox
+    return (
+        round(x0 - page.x0, 2),
+        round(page.y1 - y1, 2),
+        round(x1 - page.x0, 2),
+        round(page.y1 - y0, 2),
+    )
+
+
+def _text_boxes(container: LTContainer) -> Iterable[LTTextBox]:
+    """Text boxes in pdfminer's reading order, including those inside figures."""
+    for item in container:
+        if isinstance(item, LTTextBox):
+            yield item
+        elif isinstance(item, LTContainer) and not isinstance(item, LTTextLine):
+            yield from _text_boxes(item)
+
+
+def _font_name(name: object) -> str:
+    """The font's name without a subset tag (pdfminer may give bytes for odd fonts)."""
+    text = name.decode("latin-1") if isinstance(name, bytes) else str(name)
+    return _SUBSET_TAG.sub("", text)
+
+
+def _text_line(page: LTPage, line: LTTextLine) -> TextLine:
+    """Median character size, dominant font and boldness (most characters in a bold face)."""
+    chars = [c for c in line if isinstance(c, LTChar) and c.get_text().strip()]
+    sizes = [c.size for c in chars] or [line.height]
+    fonts = Counter(_font_name(c.fontname) for c in chars)
+    font_name = fonts.most_common(1)[0][0] if fonts else ""
+    bold_chars = sum(n for f, n in fonts.items() if any(m in f.lower() for m in _BOLD_MARKS))
+    return TextLine(
+        text=normalize_text(line.get_text()).strip(),
+        bbox=_flip(page, line.bbox),
+        font_size=round(statistics.median(sizes), 2),
+        bold=bool(chars) and bold_chars * 2 > len(chars),
+        font_name=font_name,
+    )

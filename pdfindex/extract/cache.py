@@ -1,0 +1,69 @@
+"""Persistent extraction cache: page texts keyed by content hash + extractor version.
+
+A rename, a copy or `reindex --full` never re-parses bytes seen before. Failures that
+may be transient (timeouts, crashes) are not cached.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from pdfindex.extract.adapters.base import FAILED, Extraction
+
+_CHUNK = 1 << 20
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class ExtractionCache:
+    """Gzipped JSON files under `<index>/cache/ab/<sha256>-<engine version>.json.gz`."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _file(self, sha256: str, engine_version: str) -> Path:
+        return self.folder / sha256[:2] / f"{sha256}-{engine_version}.json.gz"
+
+    def get(self, sha256: str, engine_version: str) -> Extraction | None:
+        try:
+            with gzip.open(self._file(sha256, engine_version), "rt", encoding="utf-8") as handle:
+                return Extraction.from_dict(json.load(handle))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, EOFError):
+            return None  # a damaged entry is simply re-extracted
+
+    def put(self, sha256: str, engine_version: str, extraction: Extraction) -> None:
+        if extraction.status == FAILED:
+            return
+        target = self._file(sha256, engine_version)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        try:
+            with (
+                os.fdopen(fd, "wb") as raw,
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=3) as handle,
+            ):
+                handle.write(json.dumps(extraction.to_dict()).encode("utf-8"))
+            os.replace(tmp, target)  # atomic: a crash never leaves a half-written entry
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def size_bytes(self) -> int:
+        return (
+            sum(f.stat().st_size for f in self.folder.rglob("*.json.gz"))
+            if self.folder.exists()
+            else 0
+        )

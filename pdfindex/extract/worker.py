@@ -1,0 +1,117 @@
+"""Extraction of one file with the chosen engine, falling back to the other one, then
+OCR of pages without a text layer.
+
+Runs inside pool workers; never raises: every outcome is an Extraction with a status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pdfindex.errors import EncryptedDocument
+from pdfindex.extract import ocr
+from pdfindex.extract.adapters import adapter_name_for, fallback_for, get_adapter
+from pdfindex.extract.adapters.base import (
+    EMPTY,
+    ENCRYPTED,
+    FAILED,
+    OK,
+    Extraction,
+    normalize_text,
+    status_of,
+)
+
+Heartbeat = Callable[[], None]
+OCR_PAGE_SHARE = 0.9  # of the time limit, what one page's OCR may take (the pool kills at 1)
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """What a worker does beyond the text layer (from Settings)."""
+
+    ocr: bool = True
+    ocr_lang: str = "eng"
+    timeout: float = 120.0
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def extract_file(
+    path: Path,
+    engine: str,
+    options: ExtractOptions | None = None,
+    heartbeat: Heartbeat | None = None,
+) -> Extraction:
+    """Extract `path` and OCR the image pages of a readable PDF; `heartbeat` is called
+    after each slow step (a page OCR'd), so the pool's time limit applies per step."""
+    options = options or ExtractOptions(ocr=False)
+    extraction = extract_text(path, engine)
+    if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
+        ocr_pages(path, extraction, options, heartbeat or (lambda: None))
+    return extraction
+
+
+def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat: Heartbeat) -> None:
+    """Replace the text of image pages that have (almost) no text layer with OCR text."""
+    wanted = [n for n, text in enumerate(extraction.pages, start=1) if ocr.needs_ocr(text)]
+    if not wanted:
+        return
+    from pdfindex.extract.adapters.pdfium import pages_with_images, render_page_png
+
+    try:
+        wanted = pages_with_images(path, wanted)  # blank pages have nothing to read
+    except Exception as exc:
+        extraction.notes.append(f"ocr: cannot inspect pages: {describe(exc)}")
+        return
+    reason = None if options.ocr else "OCR is switched off"
+    reason = reason or ocr.unavailable_reason(options.ocr_lang)
+    if reason:
+        extraction.ocr_missing = wanted
+        extraction.notes.append(f"ocr: {len(wanted)} page(s) without text not read: {reason}")
+        return
+    for number in wanted:
+        try:
+            png, _count = render_page_png(path, number, ocr.OCR_DPI)
+            limit = options.timeout * OCR_PAGE_SHARE
+            found = ocr.recognise_png(png, options.ocr_lang, timeout=limit)
+        except Exception as exc:  # a page Tesseract cannot read stays as it was
+            extraction.ocr_missing.append(number)
+            extraction.notes.append(f"ocr: page {number}: {describe(exc)}")
+            continue
+        finally:
+            beat()
+        extraction.ocr_lang = options.ocr_lang
+        extraction.ocr_pages[number] = found.confidence
+        if found.text.strip():
+            extraction.pages[number - 1] = normalize_text(found.text)
+    extraction.status = status_of(extraction.pages)
+    if extraction.status == OK:
+        extraction.error = None
+
+
+def extract_text(path: Path, engine: str) -> Extraction:
+    """Extract `path` with its adapter (`engine` for PDFs); a PDF one engine cannot read is
+    retried with the other."""
+    first = adapter_name_for(path, engine) or engine
+    second = fallback_for(first)
+    errors: list[str] = []
+    for name in (first, second) if second else (first,):
+        adapter = get_adapter(name)
+        try:
+            return adapter.extract(path)
+        except EncryptedDocument as exc:
+            return Extraction(status=ENCRYPTED, error=str(exc), engine=adapter.version)
+        except MemoryError:
+            return Extraction(
+                status=FAILED,
+                error="memory: extraction exceeded the memory cap",
+                engine=adapter.version,
+            )
+        except Exception as exc:  # corrupt PDFs raise anything (TypeError, AssertionError, ...)
+            errors.append(f"{name}: {describe(exc)}")
+    return Extraction(status=FAILED, error="; ".join(errors), engine=get_adapter(first).version)

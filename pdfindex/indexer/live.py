@@ -1,0 +1,211 @@
+"""Keeps the index in step with the files folder while a process runs (serve, watch).
+
+The observer's threads only record that something changed; one writer thread waits for
+quiet (debounce) and then runs an incremental reindex, which finds out itself what
+changed (size+mtime, then hash). A file still being written is indexed once it is quiet;
+if it was caught half-written, its next write events bring it back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from pdfindex.errors import IndexLocked
+from pdfindex.indexer.update import Indexer
+from pdfindex.models import Summary
+
+log = logging.getLogger(__name__)
+_IGNORED = {"opened", "closed_no_write"}  # our own reads trigger these
+_DIRECTORY_NOISE = {"modified", "attrib", "closed"}
+
+
+class _ChangeRecorder(FileSystemEventHandler):
+    def __init__(self, notify: Callable[[], None]) -> None:
+        self._notify = notify
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in _IGNORED:
+            return
+        if event.is_directory and event.event_type in _DIRECTORY_NOISE:
+            return
+        self._notify()
+
+
+class LiveIndex:
+    """A catch-up scan, then (with `watch`) a watchdog observer driving one writer thread."""
+
+    def __init__(
+        self,
+        indexer: Indexer,
+        watch: bool = True,
+        quiet: float = 1.0,
+        max_delay: float = 10.0,
+        on_summary: Callable[[Summary], None] | None = None,
+    ) -> None:
+        self.indexer = indexer
+        self.watch = watch
+        self.quiet = quiet
+        self.max_delay = max_delay
+        self.on_summary = on_summary
+        self.caught_up = threading.Event()
+        self.last_summary: Summary | None = None
+        self.last_error: str | None = None
+        self._stop = threading.Event()
+        self._changed = threading.Condition()
+        self._first_event: float | None = None
+        self._last_event = 0.0
+        self._busy = False
+        self._runs = 0  # reindex runs finished, for index_now
+        self._thread: threading.Thread | None = None
+        self._started = time.monotonic()
+        self._observer: Observer | None = None  # type: ignore[valid-type]
+
+    # -- life cycle ------------------------------------------------------------------
+
+    def start(self) -> LiveIndex:
+        self._started = time.monotonic()
+        pool = self.indexer.new_pool()
+        pool.warm()  # a landed file is extracted without waiting for a worker to start
+        self.indexer.shared_pool = pool
+        self._thread = threading.Thread(target=self._run, name="pdfindex-writer", daemon=True)
+        self._thread.start()
+        if self.watch:
+            observer = Observer()
+            observer.schedule(
+                _ChangeRecorder(self.notify), str(self.indexer.settings.files_dir), recursive=True
+            )
+            observer.daemon = True
+            observer.start()
+            self._observer = observer
+        return self
+
+    def close(self) -> None:
+        """Stop the observer, let the writer commit what it has, join every thread."""
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=10)
+            self._observer = None
+        self._stop.set()
+        with self._changed:
+            self._changed.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+            self._thread = None
+        pool, self.indexer.shared_pool = self.indexer.shared_pool, None
+        if pool is not None:
+            pool.close()
+
+    @property
+    def watching(self) -> bool:
+        return self._observer is not None and self._observer.is_alive()
+
+    @property
+    def pending(self) -> bool:
+        """Changes seen but not yet committed (or being committed now)."""
+        with self._changed:
+            return self._busy or self._first_event is not None or not self.caught_up.is_set()
+
+    def wait_caught_up(self, grace: float) -> None:
+        """Wait for the catch-up scan, but never past `grace` seconds after start: a huge
+        first build must not hold every call back."""
+        if not self.caught_up.is_set():
+            self.caught_up.wait(max(0.0, self._started + grace - time.monotonic()))
+
+    def index_now(self, timeout: float = 120.0) -> bool:
+        """Run a reindex at once (no debounce) and wait for it; False on timeout."""
+        with self._changed:
+            target = self._runs + 1 if not self._busy else self._runs + 2
+            self._first_event = time.monotonic() - self.max_delay
+            self._last_event = self._first_event
+            self._changed.notify_all()
+        deadline = time.monotonic() + timeout
+        while self._runs < target:
+            if self._stop.is_set() or time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def notify(self) -> None:
+        """Called (from observer threads) when something under the files folder changed."""
+        now = time.monotonic()
+        with self._changed:
+            if self._first_event is None:
+                self._first_event = now
+            self._last_event = now
+            self._changed.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every change seen so far is committed; False on timeout."""
+        deadline = time.monotonic() + timeout
+        while self.pending:
+            if self._stop.is_set() or time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    # -- the writer thread -------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._reindex("catch-up scan")
+        self.caught_up.set()
+        while not self._stop.is_set():
+            with self._changed:
+                while not self._stop.is_set() and self._first_event is None:
+                    self._changed.wait()
+                while not self._stop.is_set():
+                    now = time.monotonic()
+                    first = self._first_event or now
+                    wait = min(self._last_event + self.quiet - now, first + self.max_delay - now)
+                    if wait <= 0:
+                        break
+                    self._changed.wait(wait)
+                if self._stop.is_set():
+                    return
+                self._first_event = None
+                self._busy = True
+            try:
+                self._reindex("change")
+            finally:
+                with self._changed:
+                    self._busy = False
+
+    def _changes_waiting(self) -> bool:
+        """New changes arrived: the elements pass yields to them (text comes first)."""
+        with self._changed:
+            return self._first_event is not None
+
+    def _reindex(self, reason: str) -> None:
+        with self._changed:
+            self._busy = True
+        try:
+            summary = self.indexer.reindex(
+                commit_interval=5.0,
+                should_stop=self._stop.is_set,
+                elements_should_stop=self._changes_waiting,
+            )
+        except IndexLocked as exc:
+            self.last_error = str(exc)
+            log.warning("%s postponed: %s", reason, exc)
+            self.notify()  # try again after the next quiet period
+            return
+        except Exception as exc:  # keep serving whatever happens to one scan
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            log.exception("%s failed", reason)
+            return
+        finally:
+            with self._changed:
+                self._busy = False
+                self._runs += 1
+        self.last_error = None
+        self.last_summary = summary
+        changed = summary.added + summary.updated + summary.moved + summary.removed + summary.failed
+        if changed or summary.touched or reason == "catch-up scan":
+            log.info("%s: %s", reason, summary.line())
+            if self.on_summary is not None:
+                self.on_summary(summary)

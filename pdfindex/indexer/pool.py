@@ -1,0 +1,203 @@
+"""A process pool for extraction with a per-file time limit and a memory cap.
+
+concurrent.futures cannot stop a task that hangs, so each worker is a process of its
+own: a file that hangs is killed and its worker replaced; a crash is a `failed` file.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from pdfindex.errors import PdfIndexError
+from pdfindex.extract.adapters.base import FAILED, Extraction
+from pdfindex.extract.worker import ExtractOptions
+
+ELEMENTS = "elements"  # the task name of an elements-pass job
+
+log = logging.getLogger(__name__)
+
+
+def _worker_main(
+    conn: Connection, engine: str, memory_mb: int, options: ExtractOptions | None
+) -> None:
+    """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
+    each slow step, which restarts the time limit)."""
+    os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
+    from pdfindex.elements.detect import elements_of
+    from pdfindex.extract.worker import extract_file
+
+    _cap_memory(memory_mb)
+    conn.send("ready")  # the time limit starts once imports are done
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+
+        def beat() -> None:
+            conn.send("alive")
+
+        if isinstance(job, tuple):  # (ELEMENTS, path, pages): the elements pass
+            result = elements_of(Path(job[1]), job[2], options or ExtractOptions(), beat)
+        else:
+            result = extract_file(Path(job), engine, options, heartbeat=beat)
+        conn.send(result.to_dict())
+
+
+def _cap_memory(memory_mb: int) -> None:
+    """Allow the worker `memory_mb` of address space beyond what it has after start-up,
+    so a PDF that blows up memory fails in its worker (MemoryError or a crash)."""
+    try:
+        import resource
+
+        with open("/proc/self/status", encoding="ascii") as status:
+            vm_kb = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
+        limit = (vm_kb * 1024) + memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, OSError, ValueError, StopIteration):
+        log.warning("cannot cap the memory of extraction workers on this system")
+
+
+class _Worker:
+    def __init__(
+        self, ctx: Any, engine: str, memory_mb: int, options: ExtractOptions | None
+    ) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(
+            target=_worker_main, args=(child, engine, memory_mb, options), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.ready = False
+        self.job: tuple[Any, Path] | None = None
+        self.deadline = 0.0
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                self.process.kill()
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class ExtractionPool:
+    """Extract many files on all cores; `run` yields (key, Extraction) as files finish."""
+
+    def __init__(
+        self,
+        engine: str,
+        workers: int,
+        timeout: float,
+        memory_mb: int,
+        options: ExtractOptions | None = None,
+    ) -> None:
+        self.engine, self.size, self.timeout, self.memory_mb = engine, workers, timeout, memory_mb
+        self.options = options
+        self._ctx = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+        self._start_failures = 0
+
+    def __enter__(self) -> ExtractionPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.stop(kill=worker.job is not None)
+        self._workers = []
+
+    def warm(self) -> None:
+        """Start every worker now, so the first file waits for no start-up."""
+        while len(self._workers) < self.size:
+            self._workers.append(self._spawn())
+
+    def reset(self) -> None:
+        """Drop the work of an abandoned run: workers still busy are replaced."""
+        for worker in [w for w in self._workers if w.job is not None]:
+            self._replace(worker)
+
+    def _spawn(self) -> _Worker:
+        return _Worker(self._ctx, self.engine, self.memory_mb, self.options)
+
+    def run(self, jobs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Extraction]]:
+        """Each job is (key, path) to extract, or (key, (ELEMENTS, path, pages)) for the
+        elements pass; results come as files finish."""
+        pending = list(jobs)
+        pending.reverse()  # pop() from the end keeps the caller's order
+        while len(self._workers) < min(self.size, len(pending)):
+            self._workers.append(self._spawn())
+        while pending or any(w.job for w in self._workers):
+            for worker in self._workers:
+                if worker.ready and worker.job is None and pending:
+                    worker.job = pending.pop()
+                    worker.deadline = time.monotonic() + self.timeout
+                    task = worker.job[1]
+                    worker.conn.send(task if isinstance(task, tuple) else str(task))
+            busy = [w for w in self._workers if w.job is not None]
+            waiting = [w for w in self._workers if w.job is not None or not w.ready]
+            timeout = min((w.deadline for w in busy), default=time.monotonic() + 60)
+            ready = wait([w.conn for w in waiting], timeout=max(0.0, timeout - time.monotonic()))
+            for worker in waiting:
+                if worker.conn in ready:
+                    yield from self._receive(worker)
+                elif worker.job is not None and time.monotonic() >= worker.deadline:
+                    key, path = worker.job
+                    log.warning("extraction of %s timed out after %ss", path, self.timeout)
+                    yield key, self._failed(f"timeout: extraction took over {self.timeout:g} s")
+                    self._replace(worker)
+
+    def _receive(self, worker: _Worker) -> Iterator[tuple[Any, Extraction]]:
+        """Take one message from a worker: its start-up signal, a result, or its death."""
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            code = worker.process.exitcode
+            if worker.job is not None:
+                reason = (
+                    f"extraction worker crashed (exit code {code}; memory cap {self.memory_mb} MB)"
+                )
+                yield worker.job[0], self._failed(reason)
+            else:
+                self._start_failures += 1
+                if self._start_failures >= 3:
+                    raise PdfIndexError(
+                        f"extraction workers fail to start (exit code {code})"
+                    ) from None
+            self._replace(worker)
+            return
+        if message == "ready":
+            worker.ready = True
+            self._start_failures = 0
+            return
+        if message == "alive":  # a slow step (one OCR page) is done: the limit restarts
+            worker.deadline = time.monotonic() + self.timeout
+            return
+        key = worker.job[0]  # type: ignore[index]
+        worker.job = None
+        yield key, Extraction.from_dict(message)
+
+    def _failed(self, reason: str) -> Extraction:
+        return Extraction(status=FAILED, error=reason, engine=self.engine)
+
+    def _replace(self, worker: _Worker) -> None:
+        worker.job = None
+        worker.stop(kill=True)
+        self._workers[self._workers.index(worker)] = self._spawn()

@@ -1,0 +1,520 @@
+"""Keeps the index in step with the files folder: scan, diff, extract, write.
+
+size+mtime decide what to look at, the sha256 decides what really changed, the
+extraction cache (and the index itself, for moves) means known bytes are never
+re-parsed. Catalog record and pages of a file change in the same commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from pdfindex.config import Settings
+from pdfindex.elements.detect import DETECTOR_VERSION, candidate_pages
+from pdfindex.engine.whoosh.store import Store, StoreWriter
+from pdfindex.errors import ConfigError
+from pdfindex.extract import ocr
+from pdfindex.extract.adapters import adapter_name_for, get_adapter, supported_extensions
+from pdfindex.extract.adapters.base import FAILED, OK, Extraction
+from pdfindex.extract.cache import ExtractionCache, file_sha256
+from pdfindex.extract.worker import ExtractOptions
+from pdfindex.indexer.pool import ELEMENTS, ExtractionPool
+from pdfindex.models import ElementsState, FileRecord, Summary
+from pdfindex.paths import assign_slug
+from pdfindex.search.language import guess_language
+from pdfindex.search.textmatch import index_text
+
+log = logging.getLogger(__name__)
+PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FAILED
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class DiskFile:
+    path: str  # posix, relative to the files folder
+    abspath: Path
+    size: int
+    mtime: float
+
+
+def scan_folder(files_dir: Path) -> dict[str, DiskFile]:
+    """Every supported file under `files_dir` (hidden files and links leading out skipped).
+
+    os.scandir keeps this to one stat per file; only symlinks are resolved.
+    """
+    if not files_dir.is_dir():
+        raise ConfigError(f"files folder {files_dir} does not exist or is not a folder")
+    if not os.access(files_dir, os.R_OK | os.X_OK):
+        raise ConfigError(f"files folder {files_dir} is not readable")
+    base = files_dir.resolve()
+    extensions = supported_extensions()
+    found: dict[str, DiskFile] = {}
+    folders = [base]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            log.warning("cannot read folder %s: %s", folder, exc)
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))  # linked folders are not followed
+                    continue
+                if not entry.name.lower().endswith(extensions):
+                    continue
+                if entry.is_symlink():
+                    real = Path(entry.path).resolve(strict=True)
+                    if not real.is_relative_to(base) or not real.is_file():
+                        continue  # a symlink that leads outside the files folder
+                stat = entry.stat()  # follows a link that stays inside
+            except (OSError, RuntimeError):
+                continue  # vanished, dangling link or a loop
+            rel = Path(entry.path).relative_to(base).as_posix()
+            found[rel] = DiskFile(rel, Path(entry.path), stat.st_size, stat.st_mtime)
+    return found
+
+
+def title_of(extraction: Extraction, path: str) -> str:
+    """PDF metadata title, else the first line of text, else the file name."""
+    title = extraction.metadata.get("title", "").strip()
+    if title:
+        return title[:300]
+    for page in extraction.pages[:3]:
+        for line in page.splitlines():
+            if line.strip():
+                return line.strip()[:300]
+    return Path(path).stem
+
+
+class Indexer:
+    """Brings the index up to date with the files folder."""
+
+    def __init__(self, settings: Settings, store: Store, cache: ExtractionCache) -> None:
+        self.settings = settings
+        self.engine = store
+        self.cache = cache
+        self._versions: dict[str, str] = {}
+        self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
+
+    def reindex(
+        self,
+        full: bool = False,
+        progress: Progress | None = None,
+        commit_interval: float = 60.0,
+        should_stop: Callable[[], bool] | None = None,
+        elements_should_stop: Callable[[], bool] | None = None,
+    ) -> Summary:
+        """Update the index; `full` rebuilds it from scratch (cached text is reused).
+
+        Text first (committed, so it is searchable), then the slower elements pass over the
+        PDFs that wait for it. `should_stop` is polled between files: when it turns true,
+        what is done so far is committed and the rest is left for the next run;
+        `elements_should_stop` can also end the elements pass early (new changes to index).
+        """
+        started = time.monotonic()
+        summary = Summary()
+        disk = scan_folder(self.settings.files_dir)
+        timeout = self.settings.lock_timeout
+        interval = None if full else commit_interval  # a full rebuild commits once
+        results: Generator[tuple[_Job, Extraction], None, None] | None = None
+        try:
+            with self.engine.writer(timeout=timeout, clear=full) as writer:
+                # Read the catalog only once we hold the lock, so no other writer races us.
+                previous = self.engine.catalog()
+                slugs = {path: record.slug for path, record in previous.items() if path in disk}
+                catalog = {} if full else previous
+                jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
+                counter = _Counter(len(jobs), progress, should_stop)
+                results = self._extract(jobs, summary)
+                finished = self._drain(writer, results, summary, counter, interval)
+            while not finished:  # later batches, each in its own commit
+                with self.engine.writer(timeout=timeout) as writer:
+                    finished = self._drain(writer, results, summary, counter, interval)
+        finally:
+            if results is not None:
+                results.close()  # stops the extraction workers
+        if self.settings.elements and not counter.stopped():
+            stops = [f for f in (should_stop, elements_should_stop) if f is not None]
+            text_done = time.monotonic()
+            self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops))
+            summary.elements_seconds = time.monotonic() - text_done
+        summary.seconds = time.monotonic() - started
+        return summary
+
+    # -- the elements pass ---------------------------------------------------------
+
+    def elements_key(self) -> str:
+        """The cache key part of element lists: detector and layout engine versions."""
+        if "elements" not in self._versions:
+            layout = get_adapter("pdfminer").version
+            self._versions["elements"] = f"elements-{DETECTOR_VERSION}+{layout}"
+        return self._versions["elements"]
+
+    def _elements_pass(
+        self, summary: Summary, interval: float, should_stop: Callable[[], bool]
+    ) -> None:
+        """Find figures, tables and equations in the PDFs whose text is indexed but whose
+        elements are pending: only on candidate pages, cached by content hash."""
+        timeout = self.settings.lock_timeout
+        results: Generator[tuple[FileRecord, Extraction], None, None] | None = None
+        finished = False
+        try:
+            with self.engine.writer(timeout=timeout) as writer:
+                jobs = []
+                for record in self.engine.catalog().values():
+                    if record.elements_state != PENDING:
+                        continue
+                    cached = self.cache.get(record.sha256, self.elements_key())
+                    pages = [] if cached else record.element_pages
+                    if cached or not pages:
+                        self._write_elements(writer, record, cached or Extraction(OK), summary)
+                    else:
+                        jobs.append((record, pages))
+                if not jobs:
+                    return
+                results = self._find_elements(jobs)
+                finished = self._drain_elements(writer, results, summary, interval, should_stop)
+            while not finished:
+                with self.engine.writer(timeout=timeout) as writer:
+                    finished = self._drain_elements(writer, results, summary, interval, should_stop)
+        finally:
+            if results is not None:
+                results.close()
+
+    def _find_elements(
+        self, jobs: list[tuple[FileRecord, list[int]]]
+    ) -> Generator[tuple[FileRecord, Extraction], None, None]:
+        files = self.settings.files_dir
+        tasks = ((r, (ELEMENTS, str(files / r.path), pages)) for r, pages in jobs)
+        with self._pool(len(jobs)) as pool:
+            for record, found in pool.run(tasks):
+                if found.status != FAILED and _unchanged(files / record.path, record):
+                    self.cache.put(record.sha256, self.elements_key(), found)
+                yield record, found
+
+    def _drain_elements(
+        self,
+        writer: StoreWriter,
+        results: Iterator[tuple[FileRecord, Extraction]],
+        summary: Summary,
+        interval: float,
+        should_stop: Callable[[], bool],
+    ) -> bool:
+        deadline = time.monotonic() + interval
+        for record, found in results:
+            self._write_elements(writer, record, found, summary)
+            if should_stop():
+                return True  # the rest stays pending for the next run
+            if time.monotonic() > deadline:
+                return False
+        return True
+
+    def _write_elements(
+        self, writer: StoreWriter, record: FileRecord, found: Extraction, summary: Summary
+    ) -> None:
+        record.elements = dict(Counter(e["kind"] for e in found.elements))
+        record.stages = [s for s in record.stages if not s.startswith("elements")]
+        if found.status == FAILED:
+            record.elements_state = FAILED
+            record.notes = [*record.notes, found.error or "elements: failed"]
+            record.stages.insert(-1, "elements: failed")
+            log.warning("elements of %s: %s", record.path, found.error)
+        else:
+            record.elements_state = DONE
+            record.stages.insert(-1, f"elements ({len(found.elements)})")
+        writer.set_elements(record, found.elements)
+        summary.elements_files += 1
+        summary.elements_found += len(found.elements)
+
+    def _drain(
+        self,
+        writer: StoreWriter,
+        results: Iterator[tuple[_Job, Extraction]],
+        summary: Summary,
+        counter: _Counter,
+        interval: float | None,
+    ) -> bool:
+        """Write results until they run out (True) or `interval` seconds pass (False)."""
+        deadline = None if interval is None else time.monotonic() + interval
+        for job, extraction in results:
+            self._write(writer, job, extraction, summary)
+            counter.step()
+            if counter.stopped():
+                return True
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+        return True
+
+    # -- planning ------------------------------------------------------------------
+
+    def _apply_cheap_changes(
+        self,
+        writer: StoreWriter,
+        disk: dict[str, DiskFile],
+        catalog: dict[str, FileRecord],
+        slugs: dict[str, str],
+        summary: Summary,
+    ) -> list[_Job]:
+        """Handle removals, touches, moves and cache hits; return files that need parsing.
+
+        `slugs` are the slugs files already have: kept even by a full rebuild."""
+        changed: list[tuple[DiskFile, FileRecord | None, str]] = []
+        for rel, file in sorted(disk.items()):
+            record = catalog.get(rel)
+            stale = record is not None and self._ocr_stale(record)
+            if record and record.size == file.size and record.mtime == file.mtime and not stale:
+                summary.unchanged += 1
+                continue
+            try:
+                sha = file_sha256(file.abspath)
+            except OSError as exc:
+                log.warning("cannot read %s: %s", rel, exc)
+                continue
+            if record and record.sha256 == sha and record.status != FAILED and not stale:
+                record.mtime, record.size = file.mtime, file.size
+                writer.replace_record(record)
+                summary.touched += 1
+                continue
+            changed.append((file, record, sha))
+
+        gone = {p: r for p, r in catalog.items() if p not in disk}
+        gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FAILED}
+        taken = set(slugs.values())
+        jobs: list[_Job] = []
+        for file, record, sha in changed:
+            slug = slugs.get(file.path) or assign_slug(file.path, taken)
+            taken.add(slug)
+            kind = "updated" if record else "added"
+            source = gone_by_hash.pop(sha, None) if not record else None
+            if source is not None:
+                kind = "moved"
+                del gone[source.path]
+                writer.remove_file(source.path)
+            job = _Job(file, sha, slug, kind, moved_from=source)
+            extraction = self._cached(sha, file.path)
+            if extraction is not None:
+                job.source = "cache"
+            elif source is not None:
+                extraction = self._from_index(source)
+                job.source = "index"
+            if extraction is not None:
+                summary.from_cache += 1
+                self._write(writer, job, extraction, summary)
+            else:
+                jobs.append(job)
+        for path in gone:
+            writer.remove_file(path)
+            summary.removed += 1
+        return jobs
+
+    def version_for(self, path: str) -> str:
+        """The cache key part naming the adapter that reads `path`, with its version."""
+        name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
+        if name not in self._versions:
+            self._versions[name] = get_adapter(name).version
+        version = self._versions[name]
+        return version
+
+    def cache_key(self, path: str, extraction: Extraction) -> str:
+        """Where an extraction is cached: OCR'd text is kept apart per OCR language."""
+        key = self.version_for(path)
+        return f"{key}+ocr-{extraction.ocr_lang}" if extraction.ocr_lang else key
+
+    def ocr_ready(self) -> bool:
+        """OCR is on and Tesseract can read the configured language."""
+        return self.settings.ocr and ocr.unavailable_reason(self.settings.ocr_lang) is None
+
+    def _cached(self, sha: str, path: str) -> Extraction | None:
+        """The cached extraction for these bytes made with today's settings, if any."""
+        key = self.version_for(path)
+        if self.ocr_ready():
+            found = self.cache.get(sha, f"{key}+ocr-{self.settings.ocr_lang}")
+            if found is not None:
+                return found
+        found = self.cache.get(sha, key)
+        if found is not None and found.ocr_missing and self.ocr_ready():
+            return None  # pages OCR could not read then, it can now
+        return found
+
+    def _ocr_stale(self, record: FileRecord) -> bool:
+        """An unchanged file whose pages should be read again because OCR changed: it is
+        now available, or now set to another language."""
+        if not self.settings.ocr or not (record.ocr_missing or record.ocr_lang):
+            return False
+        if record.ocr_lang and record.ocr_lang == self.settings.ocr_lang:
+            return False
+        return self.ocr_ready()
+
+    def _from_index(self, record: FileRecord) -> Extraction:
+        """A moved file's pages as the index holds them (when the cache lost them)."""
+        return Extraction(
+            status=record.status,
+            pages=self.engine.page_texts(record.slug),
+            metadata=dict(record.metadata),
+            error=record.error,
+            engine=record.extractor,
+            ocr_lang=record.ocr_lang,
+            image_pages=list(record.image_pages),
+            notes=list(record.notes),
+        )
+
+    def _stored_elements(self, slug: str) -> list[dict]:
+        """A document's elements as the index holds them (for a moved file)."""
+        return [
+            {k: v for k, v in element.items() if k not in ("slug", "path")}
+            for element in self.engine.elements(slug)
+        ]
+
+    def _extract(
+        self, jobs: list[_Job], summary: Summary
+    ) -> Generator[tuple[_Job, Extraction], None, None]:
+        if not jobs:
+            return
+        with self._pool(len(jobs)) as pool:
+            for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
+                summary.parsed += 1
+                summary.parsed_paths.append(job.file.path)
+                self.cache.put(job.sha, self.cache_key(job.file.path, extraction), extraction)
+                yield job, extraction
+
+    @contextmanager
+    def _pool(self, jobs: int) -> Iterator[ExtractionPool]:
+        """The warm shared pool (its abandoned work dropped afterwards), or a pool of its
+        own for this run, closed afterwards."""
+        pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, jobs))
+        try:
+            yield pool
+        finally:
+            if pool is self.shared_pool:
+                pool.reset()
+            else:
+                pool.close()
+
+    def new_pool(self, workers: int | None = None) -> ExtractionPool:
+        s = self.settings
+        options = ExtractOptions(ocr=s.ocr, ocr_lang=s.ocr_lang, timeout=s.timeout)
+        return ExtractionPool(
+            s.extractor, workers or s.worker_count, s.timeout, s.memory_mb, options
+        )
+
+    # -- writing -------------------------------------------------------------------
+
+    def _write(
+        self, writer: StoreWriter, job: _Job, extraction: Extraction, summary: Summary
+    ) -> None:
+        file = job.file
+        record = FileRecord(
+            path=file.path,
+            slug=job.slug,
+            title=title_of(extraction, file.path),
+            pages=len(extraction.pages),
+            size=file.size,
+            mtime=file.mtime,
+            sha256=job.sha,
+            status=extraction.status,
+            error=extraction.error,
+            indexed_at=time.time(),
+            extractor=extraction.engine,
+            metadata=extraction.metadata,
+            language=guess_language("\n".join(extraction.pages[:5])),
+            stages=stages_of(extraction, job.source),
+            ocr_lang=extraction.ocr_lang,
+            ocr_pages=len(extraction.ocr_pages),
+            ocr_confidence=(
+                round(sum(extraction.ocr_pages.values()) / len(extraction.ocr_pages), 1)
+                if extraction.ocr_pages
+                else None
+            ),
+            ocr_missing=len(extraction.ocr_missing),
+            notes=extraction.notes,
+            image_pages=extraction.image_pages,
+        )
+        moved = job.moved_from
+        carried: list[dict] = []
+        if moved is not None and moved.elements_state in (DONE, FAILED):
+            # A move keeps what the index knew (same bytes): OCR figures and elements.
+            record.stages, record.notes = list(moved.stages), list(moved.notes)
+            record.ocr_pages, record.ocr_confidence = moved.ocr_pages, moved.ocr_confidence
+            record.elements, record.elements_state = dict(moved.elements), moved.elements_state
+            record.image_pages = list(moved.image_pages)
+            record.element_pages = list(moved.element_pages)
+            carried = self._stored_elements(moved.slug)
+        elif self.settings.elements and extraction.status == OK and _is_pdf(file.path):
+            record.elements_state = PENDING
+            record.stages.insert(-1, "elements: pending")
+            record.element_pages = element_pages(extraction)
+        writer.remove_file(file.path)
+        writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
+        if carried:
+            writer.add_elements(record, carried)
+        summary.pages += len(extraction.pages)
+        if extraction.status == FAILED:
+            summary.failed += 1
+            summary.failures[file.path] = extraction.error or "unknown error"
+        else:
+            setattr(summary, job.kind, getattr(summary, job.kind) + 1)
+
+
+def stages_of(extraction: Extraction, source: str) -> list[str]:
+    """The processing stages a file went through, as get_document_info shows them."""
+    stages = ["hash", f"extract ({extraction.engine}, {source})"]
+    if extraction.ocr_pages:
+        stages.append(f"ocr ({extraction.ocr_lang}, {len(extraction.ocr_pages)} pages)")
+    return [*stages, "index"]
+
+
+def element_pages(extraction: Extraction) -> list[int]:
+    """Pages worth a layout pass: a caption or numbered equation in the text, or a large
+    image (an uncaptioned figure). Decided while the text is at hand."""
+    return sorted(set(candidate_pages(extraction.pages)) | set(extraction.image_pages))
+
+
+def _is_pdf(path: str) -> bool:
+    return path.lower().endswith(".pdf")
+
+
+def _unchanged(path: Path, record: FileRecord) -> bool:
+    """The file still has the bytes the record describes (size and mtime)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return False
+    return stat.st_size == record.size and stat.st_mtime == record.mtime
+
+
+@dataclass
+class _Job:
+    file: DiskFile
+    sha: str
+    slug: str
+    kind: str  # added | updated | moved
+    source: str = "parsed"  # parsed | cache | index (moved pages)
+    moved_from: FileRecord | None = None
+
+
+class _Counter:
+    """Progress over the files that needed parsing."""
+
+    def __init__(
+        self, total: int, progress: Progress | None, should_stop: Callable[[], bool] | None
+    ) -> None:
+        self.total, self.done, self.progress, self.should_stop = total, 0, progress, should_stop
+
+    def stopped(self) -> bool:
+        return bool(self.should_stop and self.should_stop())
+
+    def step(self) -> None:
+        self.done += 1
+        if self.progress:
+            self.progress(self.done, self.total)

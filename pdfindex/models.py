@@ -1,0 +1,123 @@
+"""Engine-neutral records: what the indexer writes, every engine stores and returns, and
+the search and tool layers read. Nothing here knows an engine, a front or a file format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class FileStatus(StrEnum):
+    """A file's catalog status."""
+
+    OK = "ok"
+    EMPTY = "empty"  # no text layer
+    ENCRYPTED = "encrypted"
+    FAILED = "failed"
+
+
+class ElementsState(StrEnum):
+    """Where a file stands in the elements pass."""
+
+    NONE = "none"  # not a PDF, not readable, or the pass is off
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+@dataclass
+class FileRecord:
+    """The catalog entry of one file."""
+
+    path: str
+    slug: str
+    title: str
+    pages: int
+    size: int
+    mtime: float
+    sha256: str
+    status: str
+    error: str | None
+    indexed_at: float
+    extractor: str
+    metadata: dict[str, str] = field(default_factory=dict)
+    language: str = "unknown"
+    stages: list[str] = field(default_factory=list)
+    ocr_lang: str | None = None  # set when OCR read any page
+    ocr_pages: int = 0
+    ocr_confidence: float | None = None  # mean over OCR'd pages
+    ocr_missing: int = 0  # pages without a text layer that OCR did not read
+    elements: dict[str, int] = field(default_factory=dict)  # element type -> count
+    elements_state: str = "none"  # pending | done | failed | none (not a PDF, or off)
+    image_pages: list[int] = field(default_factory=list)  # large images: element candidates
+    element_pages: list[int] = field(default_factory=list)  # what the elements pass reads
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """A page found by the index, its text not loaded yet."""
+
+    path: str
+    slug: str
+    page: int
+    docnum: int
+
+
+@dataclass
+class PageHit:
+    """One ranked page."""
+
+    path: str
+    slug: str
+    page: int
+    score: float
+    snippet: str
+    text: str = field(default="", repr=False)
+
+
+@dataclass
+class ExactMatch:
+    """One occurrence: where it is, its offsets in the page text, and its context."""
+
+    path: str
+    slug: str
+    page: int
+    start: int
+    end: int
+    context: str
+
+
+@dataclass
+class Summary:
+    """What one reindex did."""
+
+    added: int = 0
+    updated: int = 0
+    moved: int = 0
+    removed: int = 0
+    failed: int = 0
+    unchanged: int = 0
+    touched: int = 0
+    pages: int = 0
+    parsed: int = 0
+    from_cache: int = 0
+    seconds: float = 0.0
+    parsed_paths: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)
+    elements_files: int = 0  # files the elements pass finished
+    elements_found: int = 0
+    elements_seconds: float = 0.0  # of `seconds`, the elements pass after the text commit
+
+    def line(self) -> str:
+        elements = (
+            f"; {self.elements_found} elements in {self.elements_files} files"
+            if self.elements_files
+            else ""
+        )
+        return (
+            f"added {self.added}, updated {self.updated}, moved {self.moved}, "
+            f"removed {self.removed}, failed {self.failed}; {self.pages} pages, "
+            f"{self.parsed} parsed, {self.from_cache} from cache{elements}, "
+            f"{self.seconds:.2f} s"
+        )

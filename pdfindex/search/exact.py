@@ -1,0 +1,82 @@
+"""Exact search (seed 000), the same behind every front.
+
+Exact: the index narrows the candidate pages by whole words of the query; the stored
+text confirms each match (textmatch rules) and gives its offsets. A match lies within
+one page; its context may reach into the neighbouring pages.
+"""
+
+from __future__ import annotations
+
+from pdfindex.engine.whoosh.store import PageCandidates, Store
+from pdfindex.errors import InvalidQuery
+from pdfindex.models import ExactMatch, PageRef
+from pdfindex.search.textmatch import (
+    compile_query,
+    find_spans,
+    fold,
+    required_phrases,
+    required_prefixes,
+    required_terms,
+    to_original,
+)
+
+MAX_LIMIT = 1000
+MAX_CONTEXT = 20_000
+
+
+def check_range(name: str, value: int, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidQuery(f"{name} must be an integer from {low} to {high}, got {value!r}")
+
+
+def exact_search(
+    store: Store,
+    query: str,
+    slug: str | None = None,
+    limit: int = 10,
+    context_length: int = 2000,
+) -> tuple[list[ExactMatch], bool]:
+    """Occurrences in document order (path, page, offset), at most `limit`, and whether
+    more exist."""
+    check_range("limit", limit, 1, MAX_LIMIT)
+    check_range("context_length", context_length, 0, MAX_CONTEXT)
+    pattern = compile_query(query)
+    # In one document the slug alone leaves few pages; across documents a prefix helps
+    # only when few words start with it (a prefix like "the" stands for hundreds).
+    prefixes = [] if slug else [p for p in required_prefixes(query) if store.prefix_is_narrow(p)]
+    found = store.candidates(
+        slug=slug,
+        terms=required_terms(query),
+        prefixes=prefixes,
+        phrases=required_phrases(query),
+    )
+    matches: list[ExactMatch] = []
+    for ref in found.refs:
+        text = found.text(ref)
+        folded, offsets = fold(text)
+        for span in find_spans(pattern, folded):
+            if len(matches) == limit:
+                return matches, True
+            start, end = to_original(offsets, *span)
+            context = _context(found, ref, text, start, end, context_length)
+            matches.append(ExactMatch(ref.path, ref.slug, ref.page, start, end, context))
+    return matches, False
+
+
+def _context(
+    found: PageCandidates, ref: PageRef, text: str, start: int, end: int, length: int
+) -> str:
+    """About length/2 characters each side of the match, marked **like this**."""
+    want_before = length // 2
+    want_after = length - want_before
+    before = text[max(0, start - want_before) : start]
+    after = text[end : end + want_after]
+    if len(before) < want_before and ref.page > 1:
+        previous = found.page_text(ref.slug, ref.page - 1)
+        if previous is not None:
+            before = (previous + "\n" + before)[-want_before:]
+    if len(after) < want_after:
+        following = found.page_text(ref.slug, ref.page + 1)
+        if following is not None:
+            after = (after + "\n" + following)[:want_after]
+    return f"{before}**{text[start:end]}**{after}"

@@ -1,0 +1,268 @@
+"""Seed 004's document-library tools (and seed 002's get_document_info), over the index.
+
+Formatted text where seed 004 returns text, so a model can build follow-up calls from it.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from pdfindex.api import PdfIndex
+from pdfindex.elements.detect import ELEMENT_TYPES
+from pdfindex.errors import DocumentNotFound, InvalidQuery
+from pdfindex.extract.adapters.base import OK
+from pdfindex.models import FileRecord
+from pdfindex.search.ranked import ranked_search
+
+SORT_KEYS = ("title", "date_added", "page_count")
+ELEMENTS_IN_SEARCH = 3  # elements search_documents adds after the pages
+
+
+def iso(timestamp: float | None) -> str | None:
+    return (
+        datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds") if timestamp else None
+    )
+
+
+def record_by_slug(index: PdfIndex, slug: str) -> FileRecord:
+    record = index.engine.record_by_slug(slug.strip().lower())
+    if record is not None:
+        return record
+    raise DocumentNotFound(
+        f"Document '{slug}' not found. Use find_document to resolve partial names."
+    )
+
+
+def search_documents(
+    index: PdfIndex, query: str, limit: int = 10, document_slug: str | None = None
+) -> str:
+    """Ranked pages (BM25), numbered, with type, label, slug, page and a snippet."""
+    if not 1 <= limit <= 50:
+        raise InvalidQuery("limit must be from 1 to 50")
+    slug = record_by_slug(index, document_slug).slug if document_slug else None
+    total, hits = ranked_search(index.engine, query, limit=limit, slug=slug, any_word=True)
+    _, elements = index.engine.search_elements(
+        query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
+    )
+    if not hits and not elements:
+        return f'No results for "{query}".'
+    lines = [f'Found {total} pages for "{query}", showing {len(hits)}:', ""]
+    for n, hit in enumerate(hits, start=1):
+        snippet = " ".join(hit.snippet.split())
+        lines += [
+            f"[{n}] TEXT: Page {hit.page}",
+            f"  Document: {hit.slug}",
+            f"  Page: {hit.page}",
+            f"  Score: {hit.score:.2f}",
+            f"  {snippet}",
+            "",
+        ]
+    if elements:
+        lines += ["Figures, tables and equations whose caption matches:", ""]
+        for n, (element, score) in enumerate(elements, start=len(hits) + 1):
+            lines += [*element_lines(n, element, score), ""]
+    lines.append("Follow up with get_page_image(document_slug, page_number) to see a page.")
+    if elements:
+        lines.append("get_element_image(document_slug, element_label) shows an element.")
+    return "\n".join(lines)
+
+
+def element_lines(n: int, element: dict[str, Any], score: float) -> list[str]:
+    """One numbered element result: the compound key (slug, label) to follow up with."""
+    lines = [
+        f"[{n}] {element['kind'].upper()}: {element['label']}",
+        f"  Document: {element['slug']}",
+        f"  Page: {element['page']}",
+        f"  Score: {score:.2f}",
+    ]
+    if element.get("caption", "").strip():
+        lines.append(f"  Caption: {shorten(element['caption'], 300)}")
+    return lines
+
+
+def shorten(text: str, most: int) -> str:
+    """Whitespace collapsed to single spaces, cut to `most` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
+
+
+def document_info(index: PdfIndex, slug: str) -> dict[str, Any]:
+    """Everything known about one document (serves seeds 002 and 004)."""
+    record = record_by_slug(index, slug)
+    return {
+        "status": "success",
+        "document_id": record.slug,
+        "slug": record.slug,
+        "title": record.title,
+        "file_name": record.path.rsplit("/", 1)[-1],
+        "path": record.path,
+        "file_size": record.size,
+        "total_pages": record.pages,
+        "index_status": record.status,
+        "error": record.error,
+        "processing_stages": record.stages,
+        "language": record.language,
+        "extractor": record.extractor,
+        "metadata": record.metadata,
+        "modified_at": iso(record.mtime),
+        "indexed_at": iso(record.indexed_at),
+        "indexed_elements": {
+            "pages": record.pages if record.status == OK else 0,
+            **{kind: record.elements.get(kind, 0) for kind in ELEMENT_TYPES},
+        },
+        "ocr": {
+            "language": record.ocr_lang,
+            "pages": record.ocr_pages,
+            "mean_confidence": record.ocr_confidence,
+            "pages_not_read": record.ocr_missing,
+        },
+        "notes": record.notes,
+    }
+
+
+def find_document(index: PdfIndex, query: str, limit: int = 5) -> dict[str, Any]:
+    """Partial and typo-tolerant match on slug, title and file name."""
+    if not query.strip():
+        raise InvalidQuery("query is empty: give part of a name, title or slug")
+    records = list(index.engine.catalog().values())
+    choices = {
+        n: f"{r.slug} {r.title} {r.path.rsplit('/', 1)[-1]}".lower() for n, r in enumerate(records)
+    }
+    ranked = process.extract(
+        query.lower(), choices, scorer=fuzz.partial_ratio, limit=max(1, min(limit, 50))
+    )
+    matches = [
+        {
+            "slug": records[key].slug,
+            "title": records[key].title,
+            "path": records[key].path,
+            "pages": records[key].pages,
+            "score": round(score / 100, 3),
+        }
+        for _, score, key in ranked
+        if score >= 60
+    ]
+    return {"query": query, "matches": matches, "total": len(matches)}
+
+
+def _sorted(index: PdfIndex, sort_by: str) -> list[FileRecord]:
+    if sort_by not in SORT_KEYS:
+        raise InvalidQuery(f"sort_by must be one of {', '.join(SORT_KEYS)}")
+    records = list(index.engine.catalog().values())
+    key = {
+        "title": lambda r: (r.title.lower(), r.slug),
+        "date_added": lambda r: (-r.indexed_at, r.slug),
+        "page_count": lambda r: (-r.pages, r.slug),
+    }[sort_by]
+    return sorted(records, key=key)
+
+
+def list_documents(index: PdfIndex) -> str:
+    records = _sorted(index, "title")
+    if not records:
+        return "The library is empty: add PDFs to the files folder."
+    lines = [f"{len(records)} documents:"]
+    for r in records:
+        state = "" if r.status == OK else f" [{r.status}]"
+        lines.append(f"- {r.slug}: {r.title} ({r.pages} pages){state}")
+    return "\n".join(lines)
+
+
+def list_documents_paginated(
+    index: PdfIndex, page: int = 1, page_size: int = 20, sort_by: str = "title"
+) -> dict[str, Any]:
+    if page < 1 or not 1 <= page_size <= 100:
+        raise InvalidQuery("page must be 1 or more and page_size from 1 to 100")
+    records = _sorted(index, sort_by)
+    pages = max(1, -(-len(records) // page_size))
+    chunk = records[(page - 1) * page_size : page * page_size]
+    return {
+        "documents": [
+            {
+                "slug": r.slug,
+                "title": r.title,
+                "path": r.path,
+                "pages": r.pages,
+                "status": r.status,
+                "date_added": iso(r.indexed_at),
+            }
+            for r in chunk
+        ],
+        "pagination": {
+            "page": page,
+            "page_size": page_size,
+            "total": len(records),
+            "pages": pages,
+            "has_next": page < pages,
+            "sort_by": sort_by,
+        },
+    }
+
+
+def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: str | None) -> str:
+    stats = index.stats()
+    counts = ", ".join(f"{n} {status}" for status, n in stats["by_status"].items())
+    settings = index.settings
+    lines = [
+        "Library status: " + ("OK" if not last_error else f"degraded ({last_error})"),
+        f"Documents: {stats['documents']} ({counts})",
+        f"Pages: {stats['pages']}",
+        f"Pending changes: {'yes' if pending else 'none'}",
+        f"Watcher: {'running' if watching else 'off'}",
+        f"Last commit: {stats['last_update'] or 'never'}",
+        f"Index: {stats['index_bytes'] / 1e6:.1f} MB in {stats['segments']} segments",
+        f"Files folder: {settings.files_dir} ({settings.sources.get('files_dir')})",
+        f"Configuration: root {settings.root} ({settings.sources.get('root')})",
+        f"OCR: {index.describe_ocr(stats['ocr'])}",
+        "Elements: "
+        + (", ".join(f"{n} {kind}" for kind, n in stats["elements"].items()) or "none found")
+        + (
+            f" ({stats['elements_pending']} documents still being analysed)"
+            if stats["elements_pending"]
+            else ""
+        ),
+        "Search: BM25 over page text (Whoosh); no embedding server is used.",
+        f"Checked at {iso(time.time())}",
+    ]
+    return "\n".join(lines)
+
+
+TOUR = """\
+# pdfindex library tour
+
+Every answer comes from a full-text index of the PDFs in the files folder.
+
+Find a document:
+- find_document(query="attention") -> slugs of documents whose name or title matches
+  (typos are fine). list_documents() or list_documents_paginated(page=1) list them all.
+
+Search text:
+- search_documents(query="transformer architecture", limit=10) -> numbered pages with
+  slug, page number and snippet. Add document_slug="..." to stay in one document.
+- search_pdf(pdf_name="research/attention-notes", query="multi-head") -> exact matches
+  with context. fuzzy_search(query="atention") tolerates typos; search_in_file(file,
+  pattern) takes a regular expression.
+- query_documents(query="How does attention work?") -> the best passages with citations and
+  an extractive answer; pass the returned session_id to follow up.
+
+Look at pages:
+- get_page_image(document_slug="...", page_number=3) -> the page as a PNG image.
+- read_pdf(sources=[{"path": "a.pdf", "pages": "1-3"}]) or extract_pdf_page(file, pages)
+  -> page text (Markdown, HTML, plain, LaTeX, DOCX).
+
+Figures, tables and equations (found at index time from the page layout):
+- search_visual_elements(query="mercator projection", element_type="figure") -> numbered
+  elements with type, label as printed ("Figure 8-1"), document slug and page.
+- get_element_image(document_slug="...", element_label="Table 5") -> the element as a PNG;
+  add page_number=... when the label occurs on several pages.
+- get_element_details(document_slug="...", element_label="Table 5") -> caption, the text
+  around it, a table's cells as Markdown, an equation's LaTeX when it can be recovered.
+
+Scanned pages are read by OCR at index time and searched like any other text.
+
+About documents: get_document_info(document_slug="..."), get_library_status().
+"""

@@ -1,0 +1,65 @@
+"""Seed 000's search_pdf: every occurrence of a text in one PDF, from the index."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pdfindex.api import PdfIndex
+from pdfindex.errors import InvalidQuery
+from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED
+from pdfindex.paths import relative_posix, resolve_inside
+from pdfindex.search.exact import MAX_CONTEXT, check_range, exact_search
+from pdfindex.tools.budget import fit
+
+NOT_INDEXED = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
+_PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
+
+
+def search_pdf(
+    index: PdfIndex, pdf_name: str, query: str, context_length: int = 2000, topk: int = 10
+) -> dict[str, Any]:
+    """Seed 000: {file_exists, query_exists, matches[, error]} from the index."""
+    check_range("topk", topk, 1, 100)
+    check_range("context_length", context_length, 0, MAX_CONTEXT)
+    name = _PDF_SUFFIX.sub("", (pdf_name or "").strip())
+    if not name:
+        raise InvalidQuery(
+            "pdf_name is empty: give a file name under the files folder, without .pdf"
+        )
+    path = resolve_inside(index.settings.files_dir, name + ".pdf")
+    result: dict[str, Any] = {
+        "file_exists": path.is_file(),
+        "query_exists": False,
+        "matches": [],
+    }
+    if not result["file_exists"]:
+        return result
+    record = index.engine.record(relative_posix(index.settings.files_dir, path))
+    if record is None:
+        result["error"] = NOT_INDEXED
+        return result
+    if record.status in (FAILED, ENCRYPTED):
+        result["error"] = f"Failed to parse PDF: {record.error}"
+        return result
+    if record.status == EMPTY:
+        result["error"] = f"No text in PDF: {record.error}"
+        return result
+    matches, _more = exact_search(
+        index.engine, query, slug=record.slug, limit=topk, context_length=context_length
+    )
+    result["query_exists"] = bool(matches)
+    result["matches"] = [m.context for m in matches]
+    return _bounded(result, index.settings.max_response_chars)
+
+
+def _bounded(result: dict[str, Any], budget: int) -> dict[str, Any]:
+    """Cut the match list so one response stays under `budget` characters."""
+    kept, truncated = fit(result["matches"], budget)
+    if truncated or any(len(m) > budget for m in kept):
+        result["matches"] = [m[:budget] for m in kept]
+        result["truncated"] = True
+        result["note"] = (
+            f"response cut to {budget} characters; ask for a smaller context_length or topk"
+        )
+    return result

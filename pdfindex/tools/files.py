@@ -1,0 +1,146 @@
+"""Seed 001's list_searchable_files and seed 003's read_pdf, answered from the index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pdfindex.api import PdfIndex, parse_pages
+from pdfindex.errors import InvalidQuery, PdfIndexError
+from pdfindex.extract.adapters import adapter_name_for
+from pdfindex.extract.adapters.base import EMPTY, OK
+from pdfindex.indexer.update import scan_folder
+from pdfindex.tools.budget import fit, size_of
+
+PENDING = "pending"  # on disk, not (or not yet in its current state) in the index
+
+
+def normalize_types(file_types: list[str] | None) -> set[str] | None:
+    """["pdf", ".MD"] -> {".pdf", ".md"}; None means every supported type."""
+    if not file_types:
+        return None
+    return {"." + t.strip().lower().lstrip(".") for t in file_types if t.strip()}
+
+
+def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> list[dict[str, Any]]:
+    """Supported files under `path` (a folder or one file), with their index status."""
+    real, rel = index.resolve(path)
+    if not real.exists():
+        raise InvalidQuery(f"{path!r} does not exist under the files folder")
+    types = normalize_types(file_types)
+    disk = scan_folder(index.settings.files_dir)
+    catalog = index.engine.catalog()
+    rows = []
+    for name, file in sorted(disk.items()):
+        inside = rel == "." or name == rel or name.startswith(rel.rstrip("/") + "/")
+        suffix = "." + name.rsplit(".", 1)[-1].lower()
+        if not inside or (types is not None and suffix not in types):
+            continue
+        record = catalog.get(name)
+        current = record is not None and (record.size, record.mtime) == (file.size, file.mtime)
+        row: dict[str, Any] = {
+            "path": name,
+            "type": suffix.lstrip("."),
+            "size": file.size,
+            "adapter": adapter_name_for(name, index.settings.extractor),
+            "status": record.status if current and record else PENDING,
+            "pages": record.pages if current and record else None,
+        }
+        if current and record and record.status not in (OK,):
+            row["error"] = record.error
+        if current and record:
+            row["slug"] = record.slug
+        rows.append(row)
+    return rows
+
+
+def list_searchable_files(
+    index: PdfIndex, path: str = ".", file_types: list[str] | None = None, offset: int = 0
+) -> dict[str, Any]:
+    rows = files_under(index, path, file_types)
+    kept, truncated = fit(rows[offset:], index.settings.max_response_chars)
+    result: dict[str, Any] = {"path": path, "files": kept, "total": len(rows)}
+    if truncated:
+        result.update(truncated=True, next_offset=offset + len(kept))
+    return result
+
+
+def read_pdf(
+    index: PdfIndex,
+    sources: list[dict[str, Any]],
+    include_full_text: bool = False,
+    include_metadata: bool = True,
+    include_page_count: bool = True,
+) -> dict[str, Any]:
+    """Seed 003: several sources in one call, each with its own success flag and error."""
+    budget = index.settings.max_response_chars
+    results = []
+    for source in sources:
+        try:
+            entry = _read_one(
+                index, source, include_full_text, include_metadata, include_page_count, budget
+            )
+        except PdfIndexError as exc:
+            entry = {"source": _label(source), "success": False, "error": str(exc)}
+        budget -= size_of(entry)
+        results.append(entry)
+    return {"results": results}
+
+
+def _label(source: dict[str, Any]) -> str:
+    return str(source.get("path") or source.get("url") or "")
+
+
+def _read_one(
+    index: PdfIndex,
+    source: dict[str, Any],
+    include_full_text: bool,
+    include_metadata: bool,
+    include_page_count: bool,
+    budget: int,
+) -> dict[str, Any]:
+    if source.get("url"):
+        raise InvalidQuery("URLs are not read: give a path under the files folder")
+    path = source.get("path")
+    if not path:
+        raise InvalidQuery("each source needs a 'path' under the files folder")
+    real, rel = index.resolve(path)
+    if not real.is_file():
+        raise InvalidQuery(f"file not found: {path}")
+    record = index.engine.record(rel)
+    if record is None:
+        raise InvalidQuery(f"{path} is not indexed yet; retry shortly")
+    if record.status not in (OK, EMPTY):
+        raise PdfIndexError(f"cannot read {path}: {record.status}: {record.error}")
+    data: dict[str, Any] = {}
+    if include_page_count:
+        data["num_pages"] = record.pages
+    if include_metadata:
+        data["info"] = dict(record.metadata) | {"title": record.title}
+        data["metadata"] = {
+            "path": record.path,
+            "slug": record.slug,
+            "size": record.size,
+            "sha256": record.sha256,
+            "extractor": record.extractor,
+            "indexed_at": record.indexed_at,
+        }
+    if record.status == EMPTY:
+        data["warnings"] = ["no text layer (image-only or blank pages)"]
+    wanted = source.get("pages")
+    if wanted is not None or include_full_text:
+        texts = index.engine.page_texts(record.slug)
+        numbers = parse_pages(wanted, len(texts)) if wanted else list(range(1, len(texts) + 1))
+        pages = [{"page": n, "text": texts[n - 1]} for n in numbers]
+        kept, truncated = fit(pages, max(budget - size_of(data), 1000))
+        if wanted is not None:
+            data["page_texts"] = kept
+        else:
+            data["full_text"] = "\n\n".join(p["text"] for p in kept)
+        if truncated:
+            rest = numbers[len(kept) :]
+            data["truncated"] = True
+            data["next_pages"] = f"{rest[0]}-{rest[-1]}"
+            data.setdefault("warnings", []).append(
+                f"response size limit reached: ask for pages {rest[0]}-{rest[-1]} next"
+            )
+    return {"source": _label(source), "success": True, "data": data}

@@ -1,0 +1,160 @@
+"""Seed 001's fuzzy_search, from the index: typo-tolerant words, answered line by line.
+
+Each query word matches index terms within a few edits (by word length); pages must hold
+every word (in some spelling); each line holding any of them is a match, ranked by how
+many query words it holds and how many exactly. Over stdio there is no terminal for fzf,
+so the answer is always a batch and says so.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from pdfindex.api import PdfIndex
+from pdfindex.engine.whoosh.store import PageCandidates
+from pdfindex.errors import InvalidQuery
+from pdfindex.extract.adapters import adapter_name_for
+from pdfindex.search.textmatch import normalize_query, words
+from pdfindex.tools.budget import fit
+from pdfindex.tools.files import normalize_types
+
+BATCH_NOTE = (
+    "interactive fuzzy finding needs a terminal, which an MCP stdio session does not have: "
+    "results are returned in batch mode"
+)
+OVERVIEW_LINES = 3
+_NEWLINE = re.compile("\n")
+
+
+def max_edits(word: str) -> int:
+    """Typos tolerated in a word: none up to 3 letters, one up to 7, then two."""
+    return 0 if len(word) <= 3 else 1 if len(word) <= 7 else 2
+
+
+@dataclass
+class _Match:
+    words_found: int
+    exact_words: int
+    file: str
+    page: int
+    line_number: int
+    content: str
+
+
+def fuzzy_search(
+    index: PdfIndex,
+    query: str | None = None,
+    path: str = ".",
+    file_types: list[str] | None = None,
+    interactive: bool = True,
+    preview: bool = True,
+    max_results: int = 50,
+    offset: int = 0,
+) -> dict[str, Any]:
+    scope = _scope(index, path)
+    types = normalize_types(file_types)
+    result: dict[str, Any] = {"mode": "batch"}
+    if interactive:
+        result["note"] = BATCH_NOTE
+    if query is None or not query.strip():
+        matches = _overview(index, scope, types)
+    else:
+        matches = _search(index, normalize_query(query), scope, types, preview)
+    engine = index.settings.extractor
+    rows = [
+        {
+            "file": m.file,
+            "page": m.page,
+            "line_number": m.line_number,
+            "content": m.content,
+            "adapter": adapter_name_for(m.file, engine),
+        }
+        for m in matches[offset : offset + max_results]
+    ]
+    kept, truncated = fit(rows, index.settings.max_response_chars)
+    result.update(matches=kept, total_matches=len(matches))
+    if truncated or offset + len(kept) < len(matches):
+        result["next_offset"] = offset + len(kept)
+    if truncated:
+        result["truncated"] = True
+    return result
+
+
+def _scope(index: PdfIndex, path: str) -> str | None:
+    """None for the whole folder, 'a/b.pdf' for a file, 'a/' for a sub-folder."""
+    real, rel = index.resolve(path)
+    if not real.exists():
+        raise InvalidQuery(f"{path!r} does not exist under the files folder")
+    if rel == ".":
+        return None
+    return rel if real.is_file() else rel.rstrip("/") + "/"
+
+
+def _wanted(path: str, types: set[str] | None) -> bool:
+    return types is None or PurePosixPath(path).suffix.lower() in types
+
+
+def _search(
+    index: PdfIndex, query: str, scope: str | None, types: set[str] | None, preview: bool
+) -> list[_Match]:
+    query_words = list(dict.fromkeys(words(query)))
+    if not query_words:
+        raise InvalidQuery("query has no letters or digits to match")
+    spellings = [index.engine.similar_terms(w, max_edits(w)) for w in query_words]
+    if not all(spellings):
+        return []  # some word occurs nowhere, in any spelling
+    found = index.engine.candidates(any_of=spellings, path=scope)
+    # One pass of one regex over each casefolded page finds every spelling of every word;
+    # casefolding never adds or removes a line break, so line numbers carry over.
+    alternatives = "|".join(
+        f"(?P<w{n}>{'|'.join(re.escape(w) for w in sorted(group, key=len, reverse=True))})"
+        for n, group in enumerate(spellings)
+    )
+    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    matches = []
+    for ref in found.refs:
+        if not _wanted(ref.path, types):
+            continue
+        text = found.text(ref)
+        folded = text.casefold()
+        breaks = [m.start() for m in _NEWLINE.finditer(folded)]
+        per_line: dict[int, tuple[set[int], set[int]]] = {}
+        for hit in pattern.finditer(folded):
+            word = int(hit.lastgroup[1:])  # type: ignore[index]
+            found_words, exact_words = per_line.setdefault(
+                bisect.bisect_right(breaks, hit.start()), (set(), set())
+            )
+            found_words.add(word)
+            if hit.group() == query_words[word]:
+                exact_words.add(word)
+        if not per_line:
+            continue
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        for index_, (found_words, exact_words) in per_line.items():
+            content = (
+                "\n".join(lines[max(0, index_ - 1) : index_ + 2]) if preview else lines[index_]
+            )
+            matches.append(
+                _Match(len(found_words), len(exact_words), ref.path, ref.page, index_ + 1, content)
+            )
+    matches.sort(key=lambda m: (-m.words_found, -m.exact_words, m.file, m.page, m.line_number))
+    return matches
+
+
+def _overview(index: PdfIndex, scope: str | None, types: set[str] | None) -> list[_Match]:
+    """Without a query: the first lines of each document, as fzf shows before typing."""
+    found: PageCandidates = index.engine.candidates(path=scope)
+    matches = []
+    for ref in found.refs:
+        if ref.page != 1 or not _wanted(ref.path, types):
+            continue
+        lines = [
+            (n, line) for n, line in enumerate(found.text(ref).splitlines(), 1) if line.strip()
+        ]
+        for number, line in lines[:OVERVIEW_LINES]:
+            matches.append(_Match(0, 0, ref.path, 1, number, line))
+    return matches

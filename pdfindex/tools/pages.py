@@ -1,0 +1,128 @@
+"""Whole pages: extract_pdf_page (seed 001: layout converted to Markdown, HTML, plain text,
+LaTeX, DOCX) and get_page_image (seed 004: a PNG rendered with pypdfium2 at a DPI that
+keeps it under a byte budget, cached on disk inside the index folder)."""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pdfindex.api import PdfIndex, parse_pages
+from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange
+from pdfindex.extract.adapters.pdfium import render_page_png
+from pdfindex.tools.catalog import record_by_slug
+
+DEFAULT_DPI = 150
+MIN_DPI, MAX_DPI = 36, 300
+DEFAULT_BUDGET = 1_500_000
+
+
+def page_png(
+    path: Path,
+    sha256: str,
+    page: int,
+    cache_dir: Path,
+    dpi: int | None = None,
+    budget: int = DEFAULT_BUDGET,
+) -> tuple[bytes, int, bool]:
+    """(PNG bytes, DPI used, whether it came from the cache) for one page."""
+    wanted = checked_dpi(dpi)
+    folder = cache_dir / sha256[:2] / sha256
+    cached = sorted(folder.glob(f"p{page}-{wanted}-*.png")) if folder.exists() else []
+    if cached:
+        used = int(cached[0].stem.rsplit("-", 1)[1])
+        return cached[0].read_bytes(), used, True
+    png, used = within_budget(lambda d: render_page_png(path, page, d)[0], wanted, budget)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(png)
+    os.replace(tmp, folder / f"p{page}-{wanted}-{used}.png")
+    return png, used, False
+
+
+def checked_dpi(dpi: int | None) -> int:
+    """The DPI asked for (the default when None), refused outside MIN_DPI-MAX_DPI."""
+    wanted = DEFAULT_DPI if dpi is None else dpi
+    if not MIN_DPI <= wanted <= MAX_DPI:
+        raise InvalidQuery(f"dpi must be from {MIN_DPI} to {MAX_DPI}, got {dpi}")
+    return wanted
+
+
+def within_budget(render: Callable[[int], bytes], dpi: int, budget: int) -> tuple[bytes, int]:
+    """(PNG, DPI used): rendered at `dpi`, then lower until the PNG fits `budget` bytes."""
+    used = dpi
+    png = render(used)
+    while len(png) > budget and used > MIN_DPI:
+        # PNG size grows with the pixel count, i.e. with the square of the DPI.
+        used = max(MIN_DPI, int(used * math.sqrt(budget / len(png)) * 0.95))
+        png = render(used)
+    return png, used
+
+
+def extract_pdf_page(
+    index: PdfIndex,
+    file: str,
+    pages: list[int],
+    output_format: str = "markdown",
+    preserve_layout: bool = False,
+) -> dict[str, Any]:
+    """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
+    real, rel = index.resolve(file)
+    record = index.engine.record(rel)
+    if record is None or not real.is_file():
+        raise DocumentNotFound(f"{file!r} is not an indexed PDF; list_searchable_files shows them")
+    if not rel.lower().endswith(".pdf"):
+        raise InvalidQuery(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
+    parse_pages(pages, record.pages)  # clear range errors before any parsing
+    from pdfindex.convert.pages import convert_pages  # pdfminer's layout engine, loaded on use
+
+    ocr_texts = None
+    if record.ocr_pages:  # scanned pages have no layout: convert their OCR text
+        texts = index.engine.page_texts(record.slug)
+        ocr_texts = {n: texts[n - 1] for n in pages if 1 <= n <= len(texts)}
+    result = convert_pages(
+        real, pages, output_format, preserve_layout, index.settings.timeout, ocr_texts
+    )
+    budget = index.settings.max_response_chars
+    if len(result["content"]) > budget:
+        if result.get("encoding") == "base64":  # a cut file would be useless
+            raise InvalidQuery(
+                f"the {output_format} file is {len(result['content'])} characters in base64, "
+                f"over the {budget} limit: ask for fewer pages at a time"
+            )
+        result["content"] = result["content"][:budget]
+        result["truncated"] = True
+        result["note"] = f"cut at {budget} characters: ask for fewer pages at a time"
+    return result
+
+
+def get_page_image(
+    index: PdfIndex, document_slug: str, page_number: int, dpi: int | None = None
+) -> tuple[str, bytes]:
+    """A full page as (caption text, PNG bytes)."""
+    record = record_by_slug(index, document_slug)
+    if not record.path.lower().endswith(".pdf"):
+        raise InvalidQuery(f"{record.path} is not a PDF; read it with read_pdf")
+    if not 1 <= page_number <= record.pages:
+        raise PageOutOfRange(
+            f"page {page_number} is out of range: '{record.slug}' has pages 1-{record.pages}"
+        )
+    real, _ = index.resolve(record.path)
+    png, used, cached = page_png(
+        real,
+        record.sha256,
+        page_number,
+        index.settings.index_dir / "pages",
+        dpi,
+        index.settings.page_image_bytes,
+    )
+    caption = (
+        f"Page {page_number} of {record.pages}\nDocument: {record.slug} ({record.title})\n"
+        f"Rendered at {used} dpi, {len(png)} bytes{' (cached)' if cached else ''}"
+    )
+    return caption, png

@@ -1,0 +1,182 @@
+"""Seed 002's tools: process_document, query_documents (extractive, no LLM), list_sessions.
+
+Passages are a few sentences of a page, cut on the fly from the best BM25 pages; the
+answer quotes the best sentence of the top passages with their citations.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+from pdfindex.api import PdfIndex
+from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
+from pdfindex.extract.adapters import adapter_name_for
+from pdfindex.extract.adapters.base import OK
+from pdfindex.search.language import STOP_WORDS
+from pdfindex.search.ranked import ranked_search
+from pdfindex.search.textmatch import words
+from pdfindex.tools.sessions import SessionStore
+
+SENTENCES_PER_CHUNK = 3
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+CITED_BOOST = 1.25
+EARLIER_QUERY_WEIGHT = 0.3
+
+
+def error(kind: str, message: str) -> dict[str, Any]:
+    """Seed 002's error shape."""
+    return {"status": "error", "error": kind, "message": message}
+
+
+def human_size(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024  # type: ignore[assignment]
+    return f"{size} B"
+
+
+def process_document(
+    index: PdfIndex, index_now: Any, file_path: str, file_name: str | None = None
+) -> dict[str, Any]:
+    """Index one file now (it must be inside the files folder) and describe it."""
+    started = time.monotonic()
+    try:
+        real, rel = index.resolve(file_path)
+    except PathOutsideFiles as exc:
+        return error("ValidationError", f"{exc}. Copy the file into the files folder first.")
+    if not real.is_file():
+        return error("FileNotFoundError", f"{file_path} does not exist in the files folder")
+    if adapter_name_for(rel, index.settings.extractor) is None:
+        return error("UnsupportedFormatError", "supported formats: .pdf, .txt, .md, .markdown")
+    index_now()
+    record = index.engine.record(rel)
+    if record is None:
+        return error("ProcessingError", f"{rel} could not be indexed yet; retry shortly")
+    if record.status != OK:
+        kind = "ProcessingTimeoutError" if "timeout" in (record.error or "") else "ProcessingError"
+        return error(kind, f"{rel}: {record.status}: {record.error}")
+    return {
+        "status": "success",
+        "document_id": record.slug,
+        "file_name": file_name or rel.rsplit("/", 1)[-1],
+        "processing_stages": record.stages,
+        "metadata": {
+            "page_count": record.pages,
+            "processing_time": round(time.monotonic() - started, 3),
+            "file_size": human_size(record.size),
+            "language": record.language,
+        },
+        "message": f"{rel} is indexed: {record.pages} pages searchable as '{record.slug}'",
+    }
+
+
+def _chunks(text: str) -> list[str]:
+    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
+    return [
+        " ".join(sentences[i : i + SENTENCES_PER_CHUNK])
+        for i in range(0, len(sentences), SENTENCES_PER_CHUNK)
+    ]
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in words(text) if w not in STOP_WORDS and len(w) > 1}
+
+
+def query_documents(
+    index: PdfIndex,
+    sessions: SessionStore,
+    query: str,
+    session_id: str | None = None,
+    top_k: int = 5,
+) -> dict[str, Any]:
+    started = time.monotonic()
+    if not 1 <= len(query.strip()) <= 2000:
+        return error("ValidationError", "query must have 1 to 2,000 characters")
+    if not 1 <= top_k <= 20:
+        return error("ValidationError", "top_k must be from 1 to 20")
+    try:
+        session = sessions.get(str(uuid.UUID(session_id))) if session_id else sessions.new()
+    except ValueError:
+        return error("ValidationError", f"session_id {session_id!r} is not a UUID")
+    except SessionNotFound as exc:
+        return error("SessionNotFoundError", str(exc))
+    if index.stats()["by_status"].get(OK, 0) == 0:
+        return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
+    wanted = _content_words(query) or set(words(query))
+    earlier = set().union(*(_content_words(q["query"]) for q in session.queries[-3:])) - wanted
+    search_text = " ".join(sorted(wanted) + [f"{w}^{EARLIER_QUERY_WEIGHT}" for w in earlier])
+    try:
+        _, hits = ranked_search(index.engine, search_text, limit=top_k * 4, any_word=True)
+    except PdfIndexError as exc:
+        return error("ValidationError", str(exc))
+    cited = session.cited()
+    best = max((h.score for h in hits), default=1.0) or 1.0
+    passages = []
+    for hit in hits:
+        page_score = hit.score * (CITED_BOOST if hit.slug in cited else 1.0) / best
+        for number, chunk in enumerate(_chunks(hit.text)):
+            overlap = len(_content_words(chunk) & wanted) / max(1, len(wanted))
+            if overlap:
+                passages.append((0.5 * min(page_score, 1.0) + 0.5 * overlap, hit, number, chunk))
+    passages.sort(key=lambda p: -p[0])
+    top = passages[:top_k]
+    titles = {r.slug: r.title for r in index.engine.catalog().values()}
+    sources = [
+        {
+            "content": chunk,
+            "metadata": {
+                "document_id": hit.slug,
+                "title": titles.get(hit.slug, hit.slug),
+                "page": hit.page,
+                "relevance_score": round(score, 4),
+                "chunk_index": number,
+            },
+        }
+        for score, hit, number, chunk in top
+    ]
+    sessions.record(session, query, sorted({hit.slug for _, hit, _, _ in top}))
+    return {
+        "status": "success",
+        "session_id": session.session_id,
+        "query": query,
+        "answer": _answer(top, wanted),
+        "sources": sources,
+        "query_metadata": {
+            "processing_time": round(time.monotonic() - started, 3),
+            "llm_model": "none (extractive answer: quoted passages, no language model)",
+            "total_tokens": 0,
+            "retrieval": "BM25 over page passages",
+            "earlier_queries_used": len(session.queries) - 1,
+        },
+    }
+
+
+def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
+    """The best sentence of each of the top passages, quoted, with its citation."""
+    if not top:
+        return "No passage in the library matches this query."
+    lines = []
+    for _, hit, _, chunk in top[:3]:
+        sentences = _SENTENCE_END.split(chunk)
+        sentence = max(sentences, key=lambda s: len(_content_words(s) & wanted))
+        lines.append(f'"{sentence.strip()}" [{hit.slug}, p. {hit.page}]')
+    return "\n".join(lines)
+
+
+def list_sessions(sessions: SessionStore) -> dict[str, Any]:
+    rows = [
+        {
+            "session_id": s.session_id,
+            "created_at": s.created_at,
+            "last_activity": s.last_activity,
+            "query_count": len(s.queries),
+            "recent_queries": [q["query"] for q in s.queries[-3:]],
+            "documents_cited": sorted(s.cited()),
+        }
+        for s in sessions.all()
+    ]
+    return {"status": "success", "sessions": rows, "total_sessions": len(rows)}

@@ -1,0 +1,154 @@
+"""Seed 004's element tools: figures, tables and equations found at index time, looked up
+by the compound key (document slug, label as printed[, page]).
+
+Answers are formatted text, like search_documents, so a model can build the follow-up
+get_element_image / get_element_details call from what it reads.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pdfindex.api import PdfIndex
+from pdfindex.elements.detect import ELEMENT_TYPES, Element
+from pdfindex.errors import DocumentNotFound, InvalidQuery
+from pdfindex.extract.adapters.pdfium import render_region_png
+from pdfindex.models import FileRecord
+from pdfindex.tools.catalog import element_lines, record_by_slug, shorten
+from pdfindex.tools.pages import checked_dpi, within_budget
+
+MAX_LIMIT = 50
+MARGIN = 8.0  # points around an element's region in its image
+_ABBREVIATIONS = {"fig": "figure", "tab": "table", "eq": "equation", "eqn": "equation"}
+
+
+def normalize_label(label: str) -> str:
+    """'Fig. 3-1' == 'figure 3-1'; 'Equation (4)' == 'equation 4'; case and spaces ignored."""
+    text = label.casefold().strip().rstrip(".:")
+    text = re.sub(r"^([a-z]+)\.?", lambda m: _ABBREVIATIONS.get(m[1], m[1]), text)
+    return re.sub(r"[\s()]+", "", text)
+
+
+def search_visual_elements(
+    index: PdfIndex,
+    query: str,
+    element_type: str | None = None,
+    limit: int = 10,
+    document_slug: str | None = None,
+) -> str:
+    """Ranked elements (BM25 over label, caption and surrounding text), numbered."""
+    if not query.strip():
+        raise InvalidQuery("query is empty: describe the figure or table you look for")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidQuery(f"limit must be from 1 to {MAX_LIMIT}")
+    kind = element_type.strip().lower() if element_type else None
+    if kind and kind not in ELEMENT_TYPES:
+        raise InvalidQuery(f"element_type must be one of {', '.join(ELEMENT_TYPES)}")
+    slug = record_by_slug(index, document_slug).slug if document_slug else None
+    total, hits = index.engine.search_elements(query, limit, kind=kind, slug=slug)
+    if not hits:
+        where = f" in '{slug}'" if slug else ""
+        return f'No {kind or "visual element"}s{where} match "{query}".'
+    lines = [f'Found {total} elements for "{query}", showing {len(hits)}:', ""]
+    for n, (found, score) in enumerate(hits, start=1):
+        lines += [*element_lines(n, found, score), ""]
+    lines.append(
+        "Follow up with get_element_image(document_slug, element_label) to see one, or "
+        "get_element_details(...) for its caption, context and cells."
+    )
+    return "\n".join(lines)
+
+
+def find_element(
+    index: PdfIndex, document_slug: str, element_label: str, page_number: int | None = None
+) -> tuple[Element, FileRecord]:
+    """The element with this label (and page), with its document's catalog record; the
+    error lists what there is when the label is unknown or ambiguous."""
+    record = record_by_slug(index, document_slug)
+    everything = [Element.from_dict(e) for e in index.engine.elements(record.slug)]
+    wanted = normalize_label(element_label)
+    found = [e for e in everything if normalize_label(e.label) == wanted]
+    if page_number is not None:
+        found = [e for e in found if e.page == page_number]
+    if len(found) == 1:
+        return found[0], record
+    if found:
+        pages = ", ".join(str(e.page) for e in found)
+        raise InvalidQuery(
+            f"'{element_label}' occurs on several pages of '{record.slug}': pages {pages}. "
+            "Call again with page_number."
+        )
+    where = f" on page {page_number}" if page_number is not None else ""
+    known = ", ".join(f"{e.label} (p. {e.page})" for e in everything[:40])
+    more = f" and {len(everything) - 40} more" if len(everything) > 40 else ""
+    listing = (
+        f" Elements in this document: {known}{more}."
+        if everything
+        else (" No figures, tables or equations were found in this document.")
+    )
+    raise DocumentNotFound(
+        f"No element '{element_label}'{where} in document '{record.slug}'.{listing} "
+        "Use search_visual_elements to find elements."
+    )
+
+
+def element_image(
+    index: PdfIndex,
+    document_slug: str,
+    element_label: str,
+    page_number: int | None = None,
+    dpi: int | None = None,
+) -> tuple[str, bytes]:
+    """(description, PNG) of the element's region with a small margin, at a DPI that keeps
+    the PNG under the page image budget."""
+    wanted = checked_dpi(dpi)
+    element, document = find_element(index, document_slug, element_label, page_number)
+    real, _ = index.resolve(document.path)
+    x0, top, x1, bottom = element.bbox
+    region = (x0 - MARGIN, top - MARGIN, x1 + MARGIN, bottom + MARGIN)
+    png, used = within_budget(
+        lambda d: render_region_png(real, element.page, region, d),
+        wanted,
+        index.settings.page_image_bytes,
+    )
+    text = "\n".join(
+        [
+            f"{element.kind.capitalize()}: {element.label}",
+            f"Page {element.page} of {document.pages}",
+            f"Document: {document.slug} ({document.title})",
+            *([f"Caption: {shorten(element.caption, 500)}"] if element.caption else []),
+            f"Region (points from the top-left): {', '.join(f'{v:.0f}' for v in element.bbox)}",
+            f"Rendered at {used} dpi, {len(png)} bytes",
+        ]
+    )
+    return text, png
+
+
+def element_details(
+    index: PdfIndex, document_slug: str, element_label: str, page_number: int | None = None
+) -> str:
+    """Type, label, caption, surrounding text, table cells as Markdown, LaTeX."""
+    element, document = find_element(index, document_slug, element_label, page_number)
+    lines = [
+        f"Type: {element.kind}",
+        f"Label: {element.label}",
+        f"Document: {document.slug} ({document.title})",
+        f"Page: {element.page}",
+        f"Caption: {element.caption or '(none printed)'}",
+        "",
+        "Context:",
+        element.context or "(no text around it)",
+    ]
+    table = element.markdown_table()
+    if element.kind == "table":
+        lines += ["", "Cells:", table or "Not available: the layout does not give the cells."]
+    elif table:
+        lines += ["", "Cells:", table]
+    if element.kind == "equation":
+        latex = element.latex
+        lines += [
+            "",
+            "LaTeX (approximate, recovered from the text layer):" if latex else "LaTeX:",
+            latex or "Not available: nothing in the text layer could be recovered.",
+        ]
+    return "\n".join(lines)

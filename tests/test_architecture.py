@@ -1,0 +1,119 @@
+"""The import contract of shared/ARCHITECTURE.md, read from the source with `ast`.
+
+Layers, highest first: a module may import its own layer and any lower one, never a
+higher one; modules that share a layer but are separated by `|` in the contract (search |
+convert, engine | elements) may not import each other. Each foreign library is imported
+by exactly the package that owns it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
+
+# cli > server > tools > api > indexer > search | convert > engine | elements > extract >
+# layout > query | models | config | paths | logs > errors
+LAYERS: list[list[str]] = [
+    ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
+    ["cli"],
+    ["server"],
+    ["tools"],
+    ["api"],
+    ["indexer"],
+    ["search", "convert"],
+    ["engine", "elements"],
+    ["extract"],
+    ["layout"],
+    ["query", "models", "config", "paths", "logs"],
+    ["errors"],
+]
+RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
+
+# Which part of pdfindex may import each foreign library (module or package prefix).
+OWNERS = {
+    "whoosh": "engine.whoosh",
+    "pdfminer": "extract.adapters.pdfminer",
+    "mcp": "server",
+    "click": "cli",
+    "watchdog": "indexer.live",
+    "pypdfium2": "extract.adapters.pdfium",
+}
+
+
+def modules() -> dict[str, ast.Module]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found[".".join(parts)] = ast.parse(path.read_text(), str(path))
+    return found
+
+
+def imports(tree: ast.Module, module: str) -> list[str]:
+    """Absolute names imported anywhere in the module (functions included)."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = module.split(".")[: -node.level] if node.level else []
+                name = ".".join(["pdfindex", *base, *([node.module] if node.module else [])])
+            else:
+                name = node.module or ""
+            names.append(name)
+            names += [f"{name}.{alias.name}" for alias in node.names]
+    return names
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_every_module_has_a_layer() -> None:
+    missing = sorted({top(m) for m in modules()} - set(RANK))
+    assert not missing, f"modules outside the contract: {missing}"
+
+
+def test_layers_are_respected() -> None:
+    known = modules()
+    broken = []
+    for module, tree in known.items():
+        mine = top(module)
+        for name in imports(tree, module):
+            if not name.startswith("pdfindex."):
+                continue
+            target = name.removeprefix("pdfindex.")
+            if target not in known and target.rsplit(".", 1)[0] not in known:
+                continue  # `from pdfindex.x import name`: checked through its module
+            theirs = top(target)
+            if theirs == mine:
+                continue
+            if RANK[theirs] < RANK[mine] or (RANK[theirs] == RANK[mine]):
+                broken.append(f"{module} imports {target}")
+    assert not broken, "\n".join(sorted(set(broken)))
+
+
+@pytest.mark.parametrize("library", sorted(OWNERS))
+def test_foreign_library_has_one_owner(library: str) -> None:
+    owner = OWNERS[library]
+    users = sorted(
+        module
+        for module, tree in modules().items()
+        if any(n == library or n.startswith(library + ".") for n in imports(tree, module))
+    )
+    outside = [m for m in users if m != owner and not m.startswith(owner + ".")]
+    assert not outside, f"{library} is imported outside {owner}: {outside}"
+    assert users, f"nothing imports {library}: is the owner {owner} still right?"
+
+
+def test_the_contract_catches_a_violation() -> None:
+    """The checker itself: a lower layer importing a higher one is reported."""
+    tree = ast.parse("from pdfindex.server import build_server\n")
+    names = [n.removeprefix("pdfindex.") for n in imports(tree, "engine.whoosh.store")]
+    assert any(RANK[top(n)] < RANK["engine"] for n in names)
