@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pdfindex.config import Settings
-from pdfindex.engine.whoosh.store import Store
+from pdfindex.engine import open_engine
 from pdfindex.errors import ConfigError, DocumentNotFound, InvalidQuery, PageOutOfRange
 from pdfindex.extract import ocr
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
@@ -37,7 +37,7 @@ class PdfIndex:
             raise ConfigError(f"cannot create index folder {settings.index_dir}: {exc}") from exc
         if not os.access(settings.index_dir, os.W_OK):
             raise ConfigError(f"index folder {settings.index_dir} is not writable")
-        self.engine = Store(settings.index_dir)
+        self.engine = open_engine(settings.index_dir)
         self.cache = ExtractionCache(settings.index_dir / "cache")
         self.indexer = Indexer(settings, self.engine, self.cache)
 

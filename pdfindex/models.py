@@ -56,12 +56,11 @@ class FileRecord:
 
 @dataclass(frozen=True)
 class PageRef:
-    """A page found by the index, its text not loaded yet."""
+    """A page found by the index, its text not loaded yet (PageCandidates loads it)."""
 
     path: str
     slug: str
     page: int
-    docnum: int
 
 
 @dataclass

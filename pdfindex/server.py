@@ -27,7 +27,7 @@ from pdfindex.config import Settings
 from pdfindex.errors import PdfIndexError
 from pdfindex.extract.adapters import describe as describe_adapters
 from pdfindex.indexer.live import LiveIndex
-from pdfindex.tools import catalog, exact, files, fuzzy, grep, passages, visual
+from pdfindex.tools import catalog, exact, files, fuzzy, grep, passages, results, visual
 from pdfindex.tools import pages as pages_tool
 from pdfindex.tools.pages import DEFAULT_DPI, MAX_DPI, MIN_DPI
 from pdfindex.tools.sessions import SessionStore
@@ -160,7 +160,7 @@ def search_pdf(
         int, Field(description="Maximum number of matches to return.", ge=1, le=100)
     ] = 10,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.SearchPdfResult:
     """Find every occurrence of a text in one PDF, in document order, with context.
 
     Returns {file_exists, query_exists, matches}; `error` says why a file could not be
@@ -202,7 +202,7 @@ def fuzzy_search(
     max_results: Annotated[int, Field(description="Matches to return.", ge=1, le=500)] = 50,
     offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.FuzzySearchResult:
     """Typo-tolerant search over every indexed file under `path`, line by line.
 
     Returns {mode, matches: [{file, page, line_number, content, adapter}], total_matches};
@@ -228,7 +228,7 @@ def search_in_file(
     case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False,
     offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.SearchInFileResult:
     """Regex search in one file's indexed text: {matches: [{page, line_number, content,
     context_before, context_after}], total_matches}; line numbers are within the page."""
     return grep.search_in_file(
@@ -259,7 +259,7 @@ def extract_pdf_page(
         Field(description="Keep the page's spatial layout (columns) instead of reflowing text."),
     ] = False,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.ExtractPdfPageResult:
     """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
     return pages_tool.extract_pdf_page(_app(ctx).index, file, pages, output_format, preserve_layout)
 
@@ -272,7 +272,7 @@ def list_searchable_files(
     ] = None,
     offset: Annotated[int, Field(description="Skip this many files (paging).", ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.ListSearchableFilesResult:
     """Files that can be searched: {files: [{path, type, size, adapter, status, pages}]};
     status is ok, empty, encrypted, failed (with `error`) or pending (not indexed yet)."""
     return files.list_searchable_files(_app(ctx).index, path, file_types, offset)
@@ -290,7 +290,7 @@ def read_pdf(
     include_metadata: Annotated[bool, Field(description="Title, author, dates...")] = True,
     include_page_count: Annotated[bool, Field(description="Number of pages.")] = True,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.ReadPdfResult:
     """Read PDFs from the index: per source {source, success, data | error}; data has
     num_pages, info, metadata, page_texts [{page, text}] or full_text."""
     return files.read_pdf(
@@ -410,7 +410,7 @@ def get_document_info(
         Field(description="Document id from process_document (seed 002); the same as the slug."),
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.DocumentInfoResult:
     """Metadata of one document: title, file, pages, status, processing stages,
     language, timestamps, element counts."""
     slug = document_slug or document_id
@@ -427,7 +427,7 @@ def find_document(
     query: Annotated[str, Field(description="Part of a name, title or slug; typos are fine.")],
     limit: Annotated[int, Field(description="Matches to return.", ge=1, le=50)] = 5,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.FindDocumentResult:
     """Find documents by partial or misspelled slug, title or file name."""
     return catalog.find_document(_app(ctx).index, query, limit)
 
@@ -446,7 +446,7 @@ def list_documents_paginated(
         Literal["title", "date_added", "page_count"], Field(description="Order of the list.")
     ] = "title",
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.ListDocumentsPaginatedResult:
     """Documents a page at a time, with pagination info (total, pages, has_next)."""
     return catalog.list_documents_paginated(_app(ctx).index, page, page_size, sort_by)
 
@@ -468,7 +468,7 @@ def process_document(
         str | None, Field(description="Display name for the document.", max_length=255)
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.ProcessDocumentResult:
     """Index one file now; document_id in the answer is its slug."""
     app = _app(ctx)
     return passages.process_document(app.index, app.live.index_now, file_path, file_name)
@@ -483,7 +483,7 @@ def query_documents(
     ] = None,
     top_k: Annotated[int, Field(description="Passages to retrieve (1-20).")] = 5,
     ctx: Context = None,  # type: ignore[assignment]
-) -> dict[str, Any]:
+) -> results.QueryDocumentsResult:
     """Best passages for a question, with citations and an extractive answer (quoted
     sentences, no language model); sessions remember earlier queries."""
     app = _app(ctx)
@@ -491,7 +491,7 @@ def query_documents(
 
 
 @_logged
-def list_sessions(ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+def list_sessions(ctx: Context = None) -> results.ListSessionsResult:  # type: ignore[assignment]
     """query_documents sessions still alive (idle ones expire after a week)."""
     return passages.list_sessions(_app(ctx).sessions)
 

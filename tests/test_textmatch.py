@@ -9,17 +9,16 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.errors import InvalidQuery
+from pdfindex.query import normalize_query, words
 from pdfindex.search.textmatch import (
     compile_query,
     find_spans,
     fold,
     index_text,
-    normalize_query,
     required_phrases,
     required_prefixes,
     required_terms,
     to_original,
-    words,
 )
 from tests.brute import brute_force
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pdfindex.config import Settings
 from pdfindex.elements.detect import DETECTOR_VERSION, candidate_pages
-from pdfindex.engine.whoosh.store import Store, StoreWriter
+from pdfindex.engine import Engine, EngineWriter
 from pdfindex.errors import ConfigError
 from pdfindex.extract import ocr
 from pdfindex.extract.adapters import adapter_name_for, get_adapter, supported_extensions
@@ -100,9 +100,9 @@ def title_of(extraction: Extraction, path: str) -> str:
 class Indexer:
     """Brings the index up to date with the files folder."""
 
-    def __init__(self, settings: Settings, store: Store, cache: ExtractionCache) -> None:
+    def __init__(self, settings: Settings, engine: Engine, cache: ExtractionCache) -> None:
         self.settings = settings
-        self.engine = store
+        self.engine = engine
         self.cache = cache
         self._versions: dict[str, str] = {}
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
@@ -205,7 +205,7 @@ class Indexer:
 
     def _drain_elements(
         self,
-        writer: StoreWriter,
+        writer: EngineWriter,
         results: Iterator[tuple[FileRecord, Extraction]],
         summary: Summary,
         interval: float,
@@ -221,7 +221,7 @@ class Indexer:
         return True
 
     def _write_elements(
-        self, writer: StoreWriter, record: FileRecord, found: Extraction, summary: Summary
+        self, writer: EngineWriter, record: FileRecord, found: Extraction, summary: Summary
     ) -> None:
         record.elements = dict(Counter(e["kind"] for e in found.elements))
         record.stages = [s for s in record.stages if not s.startswith("elements")]
@@ -239,7 +239,7 @@ class Indexer:
 
     def _drain(
         self,
-        writer: StoreWriter,
+        writer: EngineWriter,
         results: Iterator[tuple[_Job, Extraction]],
         summary: Summary,
         counter: _Counter,
@@ -260,7 +260,7 @@ class Indexer:
 
     def _apply_cheap_changes(
         self,
-        writer: StoreWriter,
+        writer: EngineWriter,
         disk: dict[str, DiskFile],
         catalog: dict[str, FileRecord],
         slugs: dict[str, str],
@@ -411,7 +411,7 @@ class Indexer:
     # -- writing -------------------------------------------------------------------
 
     def _write(
-        self, writer: StoreWriter, job: _Job, extraction: Extraction, summary: Summary
+        self, writer: EngineWriter, job: _Job, extraction: Extraction, summary: Summary
     ) -> None:
         file = job.file
         record = FileRecord(
@@ -454,8 +454,7 @@ class Indexer:
             record.elements_state = PENDING
             record.stages.insert(-1, "elements: pending")
             record.element_pages = element_pages(extraction)
-        writer.remove_file(file.path)
-        writer.add_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
+        writer.replace_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
         if carried:
             writer.add_elements(record, carried)
         summary.pages += len(extraction.pages)

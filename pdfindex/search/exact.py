@@ -7,7 +7,7 @@ one page; its context may reach into the neighbouring pages.
 
 from __future__ import annotations
 
-from pdfindex.engine.whoosh.store import PageCandidates, Store
+from pdfindex.engine import Engine, PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import ExactMatch, PageRef
 from pdfindex.search.textmatch import (
@@ -30,7 +30,7 @@ def check_range(name: str, value: int, low: int, high: int) -> None:
 
 
 def exact_search(
-    store: Store,
+    engine: Engine,
     query: str,
     slug: str | None = None,
     limit: int = 10,
@@ -43,8 +43,8 @@ def exact_search(
     pattern = compile_query(query)
     # In one document the slug alone leaves few pages; across documents a prefix helps
     # only when few words start with it (a prefix like "the" stands for hundreds).
-    prefixes = [] if slug else [p for p in required_prefixes(query) if store.prefix_is_narrow(p)]
-    found = store.candidates(
+    prefixes = [] if slug else [p for p in required_prefixes(query) if engine.prefix_is_narrow(p)]
+    found = engine.candidates(
         slug=slug,
         terms=required_terms(query),
         prefixes=prefixes,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pdfindex.search.textmatch import words
+from pdfindex.query import words
 
 _STOP_WORDS = {
     "en": "the and of to in is that for it with as on are this be by was from",

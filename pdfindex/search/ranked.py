@@ -3,32 +3,49 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from pdfindex.engine.whoosh.store import Store
+from pdfindex.engine import Engine
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import PageHit
+from pdfindex.query import Node, parse
 from pdfindex.search.exact import MAX_LIMIT, check_range
-from pdfindex.search.textmatch import normalize_query
 
 
 def ranked_search(
-    store: Store,
-    query: str,
+    engine: Engine,
+    query: str | Node,
     limit: int = 10,
     slug: str | None = None,
     pages: tuple[int, int] | None = None,
     any_word: bool = False,
 ) -> tuple[int, list[PageHit]]:
-    """BM25F-ranked pages for Whoosh query syntax: words (all required), "phrases",
-    word~2 (fuzzy), AND / OR / NOT, prefix*; returns (total hits, top `limit`)."""
+    """BM25F-ranked pages for a query in pdfindex's query language (`pdfindex.query`):
+    words (all required, or any with `any_word`), "phrases", word~2, prefix*, AND / OR /
+    NOT, groups, boosts; or an already built tree. Returns (total hits, top `limit`)."""
     check_range("limit", limit, 1, MAX_LIMIT)
-    text = normalize_query(query)
+    tree = parse(query, any_word=any_word) if isinstance(query, str) else query
     if pages is not None and (pages[0] < 1 or pages[1] < pages[0]):
         raise InvalidQuery(f"page range {pages[0]}-{pages[1]} is not valid")
-    total, hits, terms = store.ranked(text, limit, slug=slug, pages=pages, any_word=any_word)
+    total, hits, terms = engine.ranked(tree, limit, slug=slug, pages=pages)
     for hit in hits:
         hit.snippet = snippet(hit.text, terms)
     return total, hits
+
+
+def ranked_elements(
+    engine: Engine,
+    query: str | Node,
+    limit: int,
+    kind: str | None = None,
+    slug: str | None = None,
+    captions_only: bool = False,
+) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+    """Figures, tables and equations whose label and caption (and, unless
+    `captions_only`, the text around them) match; no word is required, more words rank
+    higher. Returns (total, [(element, score)])."""
+    tree = parse(query, any_word=True) if isinstance(query, str) else query
+    return engine.search_elements(tree, limit, kind=kind, slug=slug, captions_only=captions_only)
 
 
 def snippet(text: str, terms: set[str], width: int = 240, max_terms: int = 200) -> str:

@@ -10,13 +10,11 @@ overlapping occurrences are all found. Knows nothing of the index.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
-from pdfindex.errors import InvalidQuery
+from pdfindex.query import normalize_query
 
-MAX_QUERY_CHARS = 2000
 HYPHENS = "-\u00ad\u2010"
 _LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
 _HYPHEN_BREAK = f"(?:[{HYPHENS}]{_LINE_BREAK})?"
@@ -26,18 +24,6 @@ _WORD = re.compile(r"\w+")
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
 _LAST_ASCII_WORD = re.compile(r"(?<!\w)[A-Za-z0-9_]+\Z")
 _MAX_JOIN_PARTS = 8
-
-
-def normalize_query(query: str) -> str:
-    """NFKC and trimmed; empty or over-long queries are refused."""
-    if not isinstance(query, str):
-        raise InvalidQuery("query must be a string")
-    text = unicodedata.normalize("NFKC", query).strip()
-    if not text:
-        raise InvalidQuery("query is empty: give at least one non-space character")
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidQuery(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
-    return text
 
 
 def fold(text: str) -> tuple[str, list[int] | None]:
@@ -168,8 +154,3 @@ def index_text(page_text: str) -> str:
 
     joined = _JOINABLE.sub(join, page_text)
     return joined + "\n" + " ".join(extras) if extras else page_text
-
-
-def words(text: str) -> list[str]:
-    """Casefolded \\w runs, as the index tokenises them."""
-    return [w.casefold() for w in _WORD.findall(text)]

@@ -16,7 +16,13 @@ from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import DocumentNotFound, InvalidQuery
 from pdfindex.extract.adapters.base import OK
 from pdfindex.models import FileRecord
-from pdfindex.search.ranked import ranked_search
+from pdfindex.query import parse
+from pdfindex.search.ranked import ranked_elements, ranked_search
+from pdfindex.tools.results import (
+    DocumentInfoResult,
+    FindDocumentResult,
+    ListDocumentsPaginatedResult,
+)
 
 SORT_KEYS = ("title", "date_added", "page_count")
 ELEMENTS_IN_SEARCH = 3  # elements search_documents adds after the pages
@@ -44,8 +50,10 @@ def search_documents(
     if not 1 <= limit <= 50:
         raise InvalidQuery("limit must be from 1 to 50")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
-    total, hits = ranked_search(index.engine, query, limit=limit, slug=slug, any_word=True)
-    _, elements = index.engine.search_elements(
+    tree = parse(query, any_word=True)
+    total, hits = ranked_search(index.engine, tree, limit=limit, slug=slug)
+    _, elements = ranked_elements(
+        index.engine,
         query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
     )
     if not hits and not elements:
@@ -90,7 +98,7 @@ def shorten(text: str, most: int) -> str:
     return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
 
 
-def document_info(index: PdfIndex, slug: str) -> dict[str, Any]:
+def document_info(index: PdfIndex, slug: str) -> DocumentInfoResult:
     """Everything known about one document (serves seeds 002 and 004)."""
     record = record_by_slug(index, slug)
     return {
@@ -124,7 +132,7 @@ def document_info(index: PdfIndex, slug: str) -> dict[str, Any]:
     }
 
 
-def find_document(index: PdfIndex, query: str, limit: int = 5) -> dict[str, Any]:
+def find_document(index: PdfIndex, query: str, limit: int = 5) -> FindDocumentResult:
     """Partial and typo-tolerant match on slug, title and file name."""
     if not query.strip():
         raise InvalidQuery("query is empty: give part of a name, title or slug")
@@ -174,7 +182,7 @@ def list_documents(index: PdfIndex) -> str:
 
 def list_documents_paginated(
     index: PdfIndex, page: int = 1, page_size: int = 20, sort_by: str = "title"
-) -> dict[str, Any]:
+) -> ListDocumentsPaginatedResult:
     if page < 1 or not 1 <= page_size <= 100:
         raise InvalidQuery("page must be 1 or more and page_size from 1 to 100")
     records = _sorted(index, sort_by)
@@ -225,7 +233,8 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
             if stats["elements_pending"]
             else ""
         ),
-        "Search: BM25 over page text (Whoosh); no embedding server is used.",
+        f"Search: BM25 over page text ({index.engine.name.capitalize()}); "
+        "no embedding server is used.",
         f"Checked at {iso(time.time())}",
     ]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED
 from pdfindex.paths import relative_posix, resolve_inside
 from pdfindex.search.exact import MAX_CONTEXT, check_range, exact_search
 from pdfindex.tools.budget import fit
+from pdfindex.tools.results import SearchPdfResult
 
 NOT_INDEXED = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
 _PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
@@ -18,7 +19,7 @@ _PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
 
 def search_pdf(
     index: PdfIndex, pdf_name: str, query: str, context_length: int = 2000, topk: int = 10
-) -> dict[str, Any]:
+) -> SearchPdfResult:
     """Seed 000: {file_exists, query_exists, matches[, error]} from the index."""
     check_range("topk", topk, 1, 100)
     check_range("context_length", context_length, 0, MAX_CONTEXT)

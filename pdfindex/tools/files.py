@@ -10,6 +10,7 @@ from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.indexer.update import scan_folder
 from pdfindex.tools.budget import fit, size_of
+from pdfindex.tools.results import ListSearchableFilesResult, ReadPdfResult, ReadPdfSource
 
 PENDING = "pending"  # on disk, not (or not yet in its current state) in the index
 
@@ -55,7 +56,7 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
 
 def list_searchable_files(
     index: PdfIndex, path: str = ".", file_types: list[str] | None = None, offset: int = 0
-) -> dict[str, Any]:
+) -> ListSearchableFilesResult:
     rows = files_under(index, path, file_types)
     kept, truncated = fit(rows[offset:], index.settings.max_response_chars)
     result: dict[str, Any] = {"path": path, "files": kept, "total": len(rows)}
@@ -70,7 +71,7 @@ def read_pdf(
     include_full_text: bool = False,
     include_metadata: bool = True,
     include_page_count: bool = True,
-) -> dict[str, Any]:
+) -> ReadPdfResult:
     """Seed 003: several sources in one call, each with its own success flag and error."""
     budget = index.settings.max_response_chars
     results = []
@@ -97,7 +98,7 @@ def _read_one(
     include_metadata: bool,
     include_page_count: bool,
     budget: int,
-) -> dict[str, Any]:
+) -> ReadPdfSource:
     if source.get("url"):
         raise InvalidQuery("URLs are not read: give a path under the files folder")
     path = source.get("path")

@@ -15,12 +15,13 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from pdfindex.api import PdfIndex
-from pdfindex.engine.whoosh.store import PageCandidates
+from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters import adapter_name_for
-from pdfindex.search.textmatch import normalize_query, words
+from pdfindex.query import normalize_query, words
 from pdfindex.tools.budget import fit
 from pdfindex.tools.files import normalize_types
+from pdfindex.tools.results import FuzzySearchResult
 
 BATCH_NOTE = (
     "interactive fuzzy finding needs a terminal, which an MCP stdio session does not have: "
@@ -54,7 +55,7 @@ def fuzzy_search(
     preview: bool = True,
     max_results: int = 50,
     offset: int = 0,
-) -> dict[str, Any]:
+) -> FuzzySearchResult:
     scope = _scope(index, path)
     types = normalize_types(file_types)
     result: dict[str, Any] = {"mode": "batch"}

@@ -14,6 +14,7 @@ import regex
 from pdfindex.api import PdfIndex
 from pdfindex.errors import DocumentNotFound, InvalidQuery
 from pdfindex.tools.budget import fit
+from pdfindex.tools.results import SearchInFileResult
 
 MAX_PATTERN = 1000
 TIME_LIMIT = 2.0  # seconds of matching per call
@@ -38,7 +39,7 @@ def search_in_file(
     context_lines: int = 2,
     case_sensitive: bool = False,
     offset: int = 0,
-) -> dict[str, Any]:
+) -> SearchInFileResult:
     """Every line matching `pattern`, with page, line number within the page, context."""
     compiled = compile_pattern(pattern, case_sensitive)
     _, rel = index.resolve(file)

@@ -9,12 +9,12 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pdfindex.api import PdfIndex, parse_pages
 from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange
 from pdfindex.extract.adapters.pdfium import render_page_png
 from pdfindex.tools.catalog import record_by_slug
+from pdfindex.tools.results import ExtractPdfPageResult
 
 DEFAULT_DPI = 150
 MIN_DPI, MAX_DPI = 36, 300
@@ -70,7 +70,7 @@ def extract_pdf_page(
     pages: list[int],
     output_format: str = "markdown",
     preserve_layout: bool = False,
-) -> dict[str, Any]:
+) -> ExtractPdfPageResult:
     """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
     real, rel = index.resolve(file)
     record = index.engine.record(rel)

@@ -15,9 +15,15 @@ from pdfindex.api import PdfIndex
 from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import OK
+from pdfindex.query import Term, any_of, words
 from pdfindex.search.language import STOP_WORDS
 from pdfindex.search.ranked import ranked_search
-from pdfindex.search.textmatch import words
+from pdfindex.tools.results import (
+    ListSessionsResult,
+    ProcessDocumentResult,
+    QueryDocumentsResult,
+    Seed002Error,
+)
 from pdfindex.tools.sessions import SessionStore
 
 SENTENCES_PER_CHUNK = 3
@@ -26,7 +32,7 @@ CITED_BOOST = 1.25
 EARLIER_QUERY_WEIGHT = 0.3
 
 
-def error(kind: str, message: str) -> dict[str, Any]:
+def error(kind: str, message: str) -> Seed002Error:
     """Seed 002's error shape."""
     return {"status": "error", "error": kind, "message": message}
 
@@ -41,7 +47,7 @@ def human_size(size: int) -> str:
 
 def process_document(
     index: PdfIndex, index_now: Any, file_path: str, file_name: str | None = None
-) -> dict[str, Any]:
+) -> ProcessDocumentResult:
     """Index one file now (it must be inside the files folder) and describe it."""
     started = time.monotonic()
     try:
@@ -92,7 +98,7 @@ def query_documents(
     query: str,
     session_id: str | None = None,
     top_k: int = 5,
-) -> dict[str, Any]:
+) -> QueryDocumentsResult:
     started = time.monotonic()
     if not 1 <= len(query.strip()) <= 2000:
         return error("ValidationError", "query must have 1 to 2,000 characters")
@@ -108,9 +114,10 @@ def query_documents(
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     wanted = _content_words(query) or set(words(query))
     earlier = set().union(*(_content_words(q["query"]) for q in session.queries[-3:])) - wanted
-    search_text = " ".join(sorted(wanted) + [f"{w}^{EARLIER_QUERY_WEIGHT}" for w in earlier])
+    terms = [Term(w) for w in sorted(wanted)]
+    terms += [Term(w, boost=EARLIER_QUERY_WEIGHT) for w in sorted(earlier)]
     try:
-        _, hits = ranked_search(index.engine, search_text, limit=top_k * 4, any_word=True)
+        _, hits = ranked_search(index.engine, any_of(terms), limit=top_k * 4)
     except PdfIndexError as exc:
         return error("ValidationError", str(exc))
     cited = session.cited()
@@ -167,7 +174,7 @@ def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
     return "\n".join(lines)
 
 
-def list_sessions(sessions: SessionStore) -> dict[str, Any]:
+def list_sessions(sessions: SessionStore) -> ListSessionsResult:
     rows = [
         {
             "session_id": s.session_id,

@@ -14,6 +14,7 @@ from pdfindex.elements.detect import ELEMENT_TYPES, Element
 from pdfindex.errors import DocumentNotFound, InvalidQuery
 from pdfindex.extract.adapters.pdfium import render_region_png
 from pdfindex.models import FileRecord
+from pdfindex.search.ranked import ranked_elements
 from pdfindex.tools.catalog import element_lines, record_by_slug, shorten
 from pdfindex.tools.pages import checked_dpi, within_budget
 
@@ -45,7 +46,7 @@ def search_visual_elements(
     if kind and kind not in ELEMENT_TYPES:
         raise InvalidQuery(f"element_type must be one of {', '.join(ELEMENT_TYPES)}")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
-    total, hits = index.engine.search_elements(query, limit, kind=kind, slug=slug)
+    total, hits = ranked_elements(index.engine, query, limit, kind=kind, slug=slug)
     if not hits:
         where = f" in '{slug}'" if slug else ""
         return f'No {kind or "visual element"}s{where} match "{query}".'

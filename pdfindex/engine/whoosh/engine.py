@@ -1,0 +1,236 @@
+"""The Whoosh engine: pure Python, the original engine (pdfindex.engine.Engine)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from whoosh.index import LockError
+from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
+from whoosh.searching import Searcher
+from whoosh.writing import CLEAR
+
+from pdfindex.engine import RankedPages
+from pdfindex.engine.whoosh.compiler import compile_query
+from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
+from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, open_or_create
+from pdfindex.engine.whoosh.vocabulary import GenerationCache, page_words, within
+from pdfindex.engine.whoosh.writer import WhooshWriter
+from pdfindex.errors import IndexLocked
+from pdfindex.models import FileRecord, PageHit, PageRef
+from pdfindex.query import Node
+
+MAX_SEGMENTS = 12  # more than this after a commit: merge them (fuzzy and highlights slow)
+
+
+class WhooshEngine:
+    """Opens (or creates) the index in `folder`; searchers are per thread and refreshed."""
+
+    name = "whoosh"
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.whoosh_dir = folder / "whoosh"
+        self._local = threading.local()
+        self._vocabulary = GenerationCache(page_words)
+        self._not_pages = GenerationCache(_not_page_docnums)
+        self._ix = open_or_create(folder)
+
+    def _searcher(self) -> Searcher:
+        """This thread's searcher, refreshed to the last commit."""
+        searcher = getattr(self._local, "searcher", None)
+        if searcher is None:
+            searcher = self._ix.searcher()
+        elif not searcher.up_to_date():
+            # Not searcher.refresh(): whoosh's reader reuse keeps merged-away segments and
+            # stale deletion sets, so replaced pages would come back.
+            searcher.close()
+            searcher = self._ix.searcher()
+        self._local.searcher = searcher
+        return searcher
+
+    # -- the catalog -----------------------------------------------------------------
+
+    def catalog(self) -> dict[str, FileRecord]:
+        s = self._searcher()
+        records = (s.stored_fields(n)["record"] for n in s.document_numbers(kind=FILE))
+        return {r["path"]: FileRecord(**r) for r in records}
+
+    def record(self, path: str) -> FileRecord | None:
+        s = self._searcher()
+        for n in docnums(s, And([Term("kind", FILE), Term("path", path)])):
+            return FileRecord(**s.stored_fields(n)["record"])
+        return None
+
+    def record_by_slug(self, slug: str) -> FileRecord | None:
+        """Found through one of its pages when it has any."""
+        s = self._searcher()
+        for n in docnums(s, Term("slug", slug)):
+            return self.record(s.stored_fields(n)["path"])
+        return next((r for r in self.catalog().values() if r.slug == slug), None)
+
+    # -- pages -----------------------------------------------------------------------
+
+    def page_texts(self, slug: str) -> list[str]:
+        found = self.candidates(slug=slug)
+        return [found.text(ref) for ref in found.refs]
+
+    def candidates(
+        self,
+        slug: str | None = None,
+        terms: list[str] | None = None,
+        prefixes: list[str] | None = None,
+        any_of: list[list[str]] | None = None,
+        path: str | None = None,
+        phrases: list[list[str]] | None = None,
+    ) -> WhooshCandidates:
+        s = self._searcher()
+        # Only pages have content terms and a slug term (catalog records have neither),
+        # so the long `kind` posting list is intersected only when nothing else narrows.
+        clauses: list[Query] = [Term("content", t) for t in terms or []]
+        clauses += [Prefix("content", p) for p in prefixes or []]
+        clauses += [Or([Term("content", w) for w in group]) for group in any_of or []]
+        clauses += [Phrase("content", words) for words in phrases or []]
+        if slug is not None:
+            clauses.append(Term("slug", slug))
+        if path:
+            clauses.append(Prefix("path", path) if path.endswith("/") else Term("path", path))
+            clauses.append(Term("kind", PAGE))
+        if not clauses:
+            clauses.append(Term("kind", PAGE))
+        reader = s.reader()
+        paths, slugs, pages = (reader.column_reader(f) for f in ("path", "slug", "page"))
+        found = [(PageRef(paths[n], slugs[n], pages[n]), n) for n in docnums(s, And(clauses))]
+        found.sort(key=lambda pair: (pair[0].path, pair[0].page))
+        return WhooshCandidates(s, found)
+
+    def ranked(
+        self,
+        query: Node,
+        limit: int,
+        slug: str | None = None,
+        pages: tuple[int, int] | None = None,
+    ) -> RankedPages:
+        s = self._searcher()
+        compiled = compile_query(query, ["content"], self._expander(s))
+        clauses: list[Query] = [compiled]
+        if slug:
+            clauses.append(Term("slug", slug))
+        if pages:
+            clauses.append(NumericRange("page", pages[0], pages[1]))
+        # Masking the few catalog records and elements is cheaper than intersecting every
+        # page. A plain set, not a mask query: Whoosh turns a query mask into a bitset whose
+        # truth test scans every byte, once per hit, when it counts the results.
+        mask = self._not_pages.get(s, s.reader().generation())
+        results = s.search(And(clauses), limit=limit, mask=mask)
+        hits = [
+            PageHit(hit["path"], hit["slug"], hit["page"], hit.score, "", hit["text"])
+            for hit in results
+        ]
+        terms = {
+            text.decode() if isinstance(text, bytes) else text
+            for field, text in compiled.existing_terms(s.reader(), expand=True)
+            if field == "content"
+        }
+        return RankedPages(len(results), hits, terms)
+
+    # -- elements --------------------------------------------------------------------
+
+    def elements(self, slug: str) -> list[dict[str, Any]]:
+        s = self._searcher()
+        found = [
+            s.stored_fields(n)["record"]
+            for n in docnums(s, And([Term("kind", ELEMENT), Term("eslug", slug)]))
+        ]
+        return sorted(found, key=lambda e: (e["page"], e["bbox"][1], e["label"]))
+
+    def search_elements(
+        self,
+        query: Node,
+        limit: int,
+        kind: str | None = None,
+        slug: str | None = None,
+        captions_only: bool = False,
+    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+        s = self._searcher()
+        fields = ["ecaption"] if captions_only else ["ecaption", "etext"]
+        clauses: list[Query] = [
+            compile_query(query, fields, self._expander(s)),
+            Term("kind", ELEMENT),
+        ]
+        if kind:
+            clauses.append(Term("etype", kind))
+        if slug:
+            clauses.append(Term("eslug", slug))
+        results = s.search(And(clauses), limit=limit)
+        return len(results), [(hit["record"], hit.score) for hit in results]
+
+    # -- vocabulary ------------------------------------------------------------------
+
+    def similar_terms(self, word: str, maxdist: int) -> list[str]:
+        s = self._searcher()
+        if maxdist == 0:
+            return [word] if ("content", word) in s.reader() else []
+        return within(self._vocabulary.get(s.reader(), s.reader().generation()), word, maxdist)
+
+    def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
+        words = self._searcher().reader().expand_prefix("content", prefix)
+        return sum(1 for _ in zip(words, range(most + 1), strict=False)) <= most
+
+    def _expander(self, searcher: Searcher) -> Any:
+        """Fuzzy expansion for the compiler: page words from the cached vocabulary, other
+        fields (element captions, few words) by Whoosh's own walk."""
+        reader = searcher.reader()
+
+        def expand(field: str, word: str, distance: int) -> list[str]:
+            if field == "content":
+                return within(self._vocabulary.get(reader, reader.generation()), word, distance)
+            return sorted(reader.terms_within(field, word, distance))
+
+        return expand
+
+    # -- writing and upkeep ----------------------------------------------------------
+
+    @contextmanager
+    def writer(self, timeout: float, clear: bool = False) -> Iterator[WhooshWriter]:
+        try:
+            raw = self._ix.writer(timeout=timeout, limitmb=256)
+        except LockError as exc:
+            raise IndexLocked(
+                f"another pdfindex process is writing the index in {self.folder} "
+                f"(waited {timeout:g} s); try again when it has finished"
+            ) from exc
+        wrapped = WhooshWriter(raw)
+        try:
+            yield wrapped
+        except BaseException:
+            raw.cancel()
+            raise
+        else:
+            if clear:
+                raw.commit(mergetype=CLEAR)
+            elif wrapped.changed:
+                raw.commit(optimize=len(raw.segments) > MAX_SEGMENTS)
+            else:
+                raw.cancel()  # no new generation: readers keep their searchers
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.whoosh_dir.iterdir() if f.is_file())
+
+    def segment_count(self) -> int:
+        leaves = self._searcher().reader().leaf_readers()
+        return sum(1 for reader, _offset in leaves if reader.doc_count_all())
+
+    def close(self) -> None:
+        searcher = getattr(self._local, "searcher", None)
+        if searcher is not None:
+            searcher.close()
+        self._ix.close()
+
+
+def _not_page_docnums(searcher: Searcher) -> set[int]:
+    """Document numbers of catalog records and elements."""
+    return set(docnums(searcher, Or([Term("kind", FILE), Term("kind", ELEMENT)])))

@@ -1,0 +1,44 @@
+"""Per-generation caches of one index: its page-text vocabulary (for fuzzy expansion)
+and the document numbers that are not pages (to mask ranked page searches)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+
+class GenerationCache:
+    """One value per index generation, computed once under a lock (searchers of several
+    threads share it)."""
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        self._compute = compute
+        self._lock = threading.Lock()
+        self._generation = -2
+        self._value: Any = None
+
+    def get(self, source: Any, generation: int) -> Any:
+        """The value for `generation`, computed from `source` (a reader or searcher of
+        that generation) when it is not cached yet."""
+        with self._lock:
+            if self._generation != generation or generation < 0:
+                self._value = self._compute(source)
+                self._generation = generation
+            return self._value
+
+
+def page_words(reader: Any) -> list[str]:
+    """Every word of the page text."""
+    return [w.decode("utf-8") if isinstance(w, bytes) else w for w in reader.lexicon("content")]
+
+
+def within(vocabulary: list[str], word: str, maxdist: int) -> list[str]:
+    """Words of `vocabulary` within `maxdist` edits of `word` (a transposition is one
+    edit, as in Whoosh). rapidfuzz takes ~4 ms where Whoosh's automaton walk
+    (`terms_within`, pure Python) takes ~400 ms on 36,000 words, with the same answer."""
+    found = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=maxdist, limit=None)
+    return sorted(match for match, _distance, _index in found)

@@ -1,0 +1,380 @@
+"""The answer shapes of the JSON tools, one TypedDict per seed shape.
+
+The MCP server turns each into the tool's advertised output schema and validates every
+answer against it, so a shape that drifts from its seed fails a test instead of a client.
+Rules the SDK imposes (mcp 2.3, see tests/test_schemas.py):
+
+- Every class is `extra="allow"`: keys not declared here are kept (pydantic drops them
+  otherwise) and the schema says `additionalProperties: true` ("extra fields are fine").
+- A key declared required but missing, or a value of the wrong type, turns the whole call
+  into "Error executing tool": declare as required only what the code always sets, and
+  type stored values loosely (`str`, not a Literal of today's statuses).
+- A union at the root is wrapped as `{"result": ...}`: seed 002's tools keep one class
+  holding both their success and their `{status, error, message}` error keys.
+- Keys are declared in the order the tools write them: structured content follows it.
+
+`typing_extensions.TypedDict`, not `typing`'s: pydantic reads nested TypedDicts on
+Python 3.11 only from it. No `from __future__ import annotations`: with string annotations
+`__required_keys__` would count the NotRequired keys as required.
+"""
+
+from typing import Literal, NotRequired
+
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
+
+_open = with_config(ConfigDict(extra="allow"))
+
+OutputFormat = Literal["markdown", "html", "plain", "latex", "docx"]
+Seed002Status = Literal["success", "error"]
+
+
+# -- seed 000 -----------------------------------------------------------------
+
+
+@_open
+class SearchPdfResult(TypedDict):
+    """search_pdf; `error` when the file could not be searched, `truncated` and `note`
+    when the matches were cut to the response budget."""
+
+    file_exists: bool
+    query_exists: bool
+    matches: list[str]
+    error: NotRequired[str]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
+
+
+# -- seed 001 -----------------------------------------------------------------
+
+
+@_open
+class FuzzyMatch(TypedDict):
+    """One matching line (with the lines around it when preview is on)."""
+
+    file: str
+    page: int
+    line_number: int
+    content: str
+    adapter: str | None
+
+
+@_open
+class FuzzySearchResult(TypedDict):
+    """fuzzy_search: always a batch over MCP; `next_offset` pages on."""
+
+    mode: Literal["batch"]
+    note: NotRequired[str]
+    matches: list[FuzzyMatch]
+    total_matches: int
+    next_offset: NotRequired[int]
+    truncated: NotRequired[bool]
+
+
+@_open
+class LineMatch(TypedDict):
+    """One line matching a regex; line numbers count within the page."""
+
+    page: int
+    line_number: int
+    content: str
+    context_before: list[str]
+    context_after: list[str]
+
+
+@_open
+class SearchInFileResult(TypedDict):
+    """search_in_file; `truncated` and `next_offset` when cut to the response budget."""
+
+    file: str
+    matches: list[LineMatch]
+    total_matches: int
+    truncated: NotRequired[bool]
+    next_offset: NotRequired[int]
+
+
+@_open
+class ExtractPdfPageResult(TypedDict):
+    """extract_pdf_page; docx content is base64 (`encoding`, `media_type`); `ocr_pages`
+    were converted from OCR text; `truncated` and `note` when cut."""
+
+    content: str
+    pages_extracted: list[int]
+    format: OutputFormat
+    ocr_pages: NotRequired[list[int]]
+    encoding: NotRequired[Literal["base64"]]
+    media_type: NotRequired[str]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
+
+
+@_open
+class SearchableFile(TypedDict):
+    """One file: its index status (ok, empty, encrypted, failed or pending) and pages
+    (None while pending); `error` for a status other than ok, `slug` once indexed."""
+
+    path: str
+    type: str
+    size: int
+    adapter: str | None
+    status: str
+    pages: int | None
+    error: NotRequired[str | None]
+    slug: NotRequired[str]
+
+
+@_open
+class ListSearchableFilesResult(TypedDict):
+    """list_searchable_files; `truncated` and `next_offset` when cut."""
+
+    path: str
+    files: list[SearchableFile]
+    total: int
+    truncated: NotRequired[bool]
+    next_offset: NotRequired[int]
+
+
+# -- seed 003 -----------------------------------------------------------------
+
+
+@_open
+class PageText(TypedDict):
+    page: int
+    text: str
+
+
+@_open
+class PdfFileFacts(TypedDict):
+    """What the index knows of the file (read_pdf's `metadata`)."""
+
+    path: str
+    slug: str
+    size: int
+    sha256: str
+    extractor: str
+    indexed_at: float
+
+
+@_open
+class ReadPdfData(TypedDict):
+    """One source's data: each key only when asked for (or when it applies);
+    `next_pages` says what to ask for next after a cut."""
+
+    num_pages: NotRequired[int]
+    info: NotRequired[dict[str, str]]
+    metadata: NotRequired[PdfFileFacts]
+    warnings: NotRequired[list[str]]
+    page_texts: NotRequired[list[PageText]]
+    full_text: NotRequired[str]
+    truncated: NotRequired[bool]
+    next_pages: NotRequired[str]
+
+
+@_open
+class ReadPdfSource(TypedDict):
+    """One source's outcome: `data` on success, `error` otherwise."""
+
+    source: str
+    success: bool
+    data: NotRequired[ReadPdfData]
+    error: NotRequired[str]
+
+
+@_open
+class ReadPdfResult(TypedDict):
+    """read_pdf: one entry per source, in the order asked."""
+
+    results: list[ReadPdfSource]
+
+
+# -- seed 004 (and seed 002's get_document_info) ------------------------------
+
+
+@_open
+class IndexedElements(TypedDict):
+    """Searchable pages and elements found, per element type."""
+
+    pages: int
+    figure: int
+    table: int
+    equation: int
+    diagram: int
+    chart: int
+
+
+@_open
+class OcrInfo(TypedDict):
+    language: str | None
+    pages: int
+    mean_confidence: float | None
+    pages_not_read: int
+
+
+@_open
+class DocumentInfoResult(TypedDict):
+    """get_document_info: the document, or seed 002's error shape ({status: "error",
+    error, message}); on success `error` is the file's extraction error, if any."""
+
+    status: Seed002Status
+    document_id: NotRequired[str]
+    slug: NotRequired[str]
+    title: NotRequired[str]
+    file_name: NotRequired[str]
+    path: NotRequired[str]
+    file_size: NotRequired[int]
+    total_pages: NotRequired[int]
+    index_status: NotRequired[str]
+    error: NotRequired[str | None]
+    processing_stages: NotRequired[list[str]]
+    language: NotRequired[str]
+    extractor: NotRequired[str]
+    metadata: NotRequired[dict[str, str]]
+    modified_at: NotRequired[str | None]
+    indexed_at: NotRequired[str | None]
+    indexed_elements: NotRequired[IndexedElements]
+    ocr: NotRequired[OcrInfo]
+    notes: NotRequired[list[str]]
+    message: NotRequired[str]
+
+
+@_open
+class DocumentMatch(TypedDict):
+    slug: str
+    title: str
+    path: str
+    pages: int
+    score: float
+
+
+@_open
+class FindDocumentResult(TypedDict):
+    """find_document: best matches first."""
+
+    query: str
+    matches: list[DocumentMatch]
+    total: int
+
+
+@_open
+class DocumentRow(TypedDict):
+    slug: str
+    title: str
+    path: str
+    pages: int
+    status: str
+    date_added: str | None
+
+
+@_open
+class Pagination(TypedDict):
+    page: int
+    page_size: int
+    total: int
+    pages: int
+    has_next: bool
+    sort_by: Literal["title", "date_added", "page_count"]
+
+
+@_open
+class ListDocumentsPaginatedResult(TypedDict):
+    """list_documents_paginated: one page of documents and where it stands."""
+
+    documents: list[DocumentRow]
+    pagination: Pagination
+
+
+# -- seed 002 -----------------------------------------------------------------
+
+
+@_open
+class Seed002Error(TypedDict):
+    """Seed 002's error answer."""
+
+    status: Literal["error"]
+    error: str
+    message: str
+
+
+@_open
+class ProcessingMetadata(TypedDict):
+    page_count: int
+    processing_time: float
+    file_size: str
+    language: str
+
+
+@_open
+class ProcessDocumentResult(TypedDict):
+    """process_document: the indexed document, or seed 002's error shape; both say
+    what happened in `message`."""
+
+    status: Seed002Status
+    error: NotRequired[str]
+    document_id: NotRequired[str]
+    file_name: NotRequired[str]
+    processing_stages: NotRequired[list[str]]
+    metadata: NotRequired[ProcessingMetadata]
+    message: str
+
+
+@_open
+class SourceMetadata(TypedDict):
+    document_id: str
+    title: str
+    page: int
+    relevance_score: float
+    chunk_index: int
+
+
+@_open
+class Source(TypedDict):
+    """One cited passage."""
+
+    content: str
+    metadata: SourceMetadata
+
+
+@_open
+class QueryMetadata(TypedDict):
+    processing_time: float
+    llm_model: str
+    total_tokens: int
+    retrieval: str
+    earlier_queries_used: int
+
+
+@_open
+class QueryDocumentsResult(TypedDict):
+    """query_documents: cited passages and an extractive answer, or seed 002's error."""
+
+    status: Seed002Status
+    error: NotRequired[str]
+    message: NotRequired[str]
+    session_id: NotRequired[str]
+    query: NotRequired[str]
+    answer: NotRequired[str]
+    sources: NotRequired[list[Source]]
+    query_metadata: NotRequired[QueryMetadata]
+
+
+@_open
+class SessionRow(TypedDict):
+    """One live session; times are Unix seconds."""
+
+    session_id: str
+    created_at: float
+    last_activity: float
+    query_count: int
+    recent_queries: list[str]
+    documents_cited: list[str]
+
+
+@_open
+class ListSessionsResult(TypedDict):
+    """list_sessions, most recent first (or seed 002's error shape)."""
+
+    status: Seed002Status
+    error: NotRequired[str]
+    message: NotRequired[str]
+    sessions: NotRequired[list[SessionRow]]
+    total_sessions: NotRequired[int]
