@@ -25,7 +25,6 @@ from pdfindex.errors import InvalidQuery
 MAX_QUERY_CHARS = 2000
 MAX_DISTANCE = 3  # typos a fuzzy word may have
 MAX_SLOP = 100  # positions a phrase's words may stand apart
-QUESTION_SCALE = 0.9  # any-word groups: pages holding more of the words rank higher
 OPERATORS = ("AND", "OR", "NOT")
 _WORD = re.compile(r"\w+")
 # One lexical unit: a parenthesis, a quoted phrase (perhaps unclosed), or a run of other
@@ -99,11 +98,11 @@ class And:
 
 @dataclass(frozen=True)
 class Or:
-    """Any child; with `scale` (questions), pages matching more children rank higher."""
+    """Any child; the scores of the children that match add up, so pages holding more
+    of them rank higher."""
 
     children: tuple[Node, ...]
     boost: float = 1.0
-    scale: float | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ Node = Term | Fuzzy | Prefix | Phrase | And | Or | Not
 
 def any_of(nodes: list[Node]) -> Node:
     """Nodes joined as a question's words are: any counts, more rank higher."""
-    return nodes[0] if len(nodes) == 1 else Or(tuple(nodes), scale=QUESTION_SCALE)
+    return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
 
 
 def leaves(node: Node) -> list[Term | Fuzzy | Prefix | Phrase]:
@@ -281,7 +280,7 @@ class _Parser:
             return None
         if len(parts) == 1:
             return parts[0]
-        return Or(tuple(parts), scale=QUESTION_SCALE) if self.any_word else And(tuple(parts))
+        return Or(tuple(parts)) if self.any_word else And(tuple(parts))
 
     def or_(self) -> Node | None:
         parts = [self.and_()]

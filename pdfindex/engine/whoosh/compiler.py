@@ -10,37 +10,64 @@ from whoosh import query as wq
 
 from pdfindex import query as pq
 
-# (field, word, distance) -> the index words of `field` within `distance` edits
-Expand = Callable[[str, str, int], list[str]]
+# (field, word, distance) -> the index words of `field` within `distance` edits, or None
+# to leave the fuzzy word to Whoosh
+Expand = Callable[[str, str, int], list[str] | None]
 
 
-def compile_query(node: pq.Node, fields: list[str], expand: Expand) -> wq.Query:
-    """The Whoosh query for `node` over `fields` (several: a word may match in any)."""
-    return _compile(node, fields, expand, 1.0)
-
-
-def _compile(node: pq.Node, fields: list[str], expand: Expand, boost: float) -> wq.Query:
-    if isinstance(node, pq.And):
-        return wq.And([_compile(c, fields, expand, boost * node.boost) for c in node.children])
-    if isinstance(node, pq.Or):
-        children = [_compile(c, fields, expand, boost * node.boost) for c in node.children]
-        return wq.Or(children, scale=node.scale) if node.scale else wq.Or(children)
-    if isinstance(node, pq.Not):
-        return wq.Not(_compile(node.child, fields, expand, boost))
-    leaves = [_leaf(node, field, expand, boost * node.boost) for field in fields]
-    return leaves[0] if len(leaves) == 1 else wq.Or(leaves)
-
-
-def _leaf(
-    node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase, field: str, expand: Expand, boost: float
+def compile_query(
+    node: pq.Node, fields: list[str], expand: Expand, scale: float | None = None
 ) -> wq.Query:
+    """The Whoosh query for `node` over `fields` (several: a word may match in any); with
+    `scale`, each OR gives a coordination bonus to documents matching more of its parts.
+
+    Normalised as Whoosh's own parser leaves its queries (nested groups of one kind
+    flattened, repeated parts merged), then each fuzzy word replaced by the words it
+    stands for: the order pdfindex has always used, so scores stay as they were."""
+    compiled = _compile(node, fields, 1.0, scale, None)
+    if scale:  # the root is a scaled group, as Whoosh's parser made it; ORs merge into it
+        compiled = wq.Or([compiled], scale=scale)
+    return _expand_fuzzy(compiled.normalize(), expand)
+
+
+def _compile(
+    node: pq.Node, fields: list[str], boost: float, scale: float | None, here: float | None
+) -> wq.Query:
+    """`here` is the scale of a multi-field OR made at this place: `scale` inside an OR
+    (Whoosh's multi-field parser merged those into its scaled group), none below an AND
+    or NOT."""
+    if isinstance(node, pq.And):
+        return wq.And([_compile(c, fields, boost * node.boost, scale, None) for c in node.children])
+    if isinstance(node, pq.Or):
+        children = [_compile(c, fields, boost * node.boost, scale, scale) for c in node.children]
+        return wq.Or(children, scale=scale)
+    if isinstance(node, pq.Not):
+        return wq.Not(_compile(node.child, fields, boost, scale, None))
+    leaves = [_leaf(node, field, boost * node.boost) for field in fields]
+    return leaves[0] if len(leaves) == 1 else wq.Or(leaves, scale=here)
+
+
+def _leaf(node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase, field: str, boost: float) -> wq.Query:
     if isinstance(node, pq.Term):
         return wq.Term(field, node.text, boost=boost)
     if isinstance(node, pq.Prefix):
         return wq.Prefix(field, node.text, boost=boost)
     if isinstance(node, pq.Phrase):
         return wq.Phrase(field, list(node.words), slop=node.slop, boost=boost)
-    words = expand(field, node.text, node.distance)
-    if not words:
-        return wq.Term(field, node.text, boost=boost)  # matches nothing, says so plainly
-    return wq.Or([wq.Term(field, w, boost=boost) for w in words])
+    return wq.FuzzyTerm(field, node.text, boost=boost, maxdist=node.distance, prefixlength=0)
+
+
+def _expand_fuzzy(query: wq.Query, expand: Expand) -> wq.Query:
+    if isinstance(query, wq.FuzzyTerm):
+        words = expand(query.fieldname, query.text, query.maxdist)
+        if words is None:
+            return query
+        if not words:
+            return wq.Term(query.fieldname, query.text, boost=query.boost)  # matches nothing
+        return wq.Or([wq.Term(query.fieldname, w, boost=query.boost) for w in words])
+    if query.is_leaf():
+        return query
+    rebuilt = query.apply(lambda q: _expand_fuzzy(q, expand))
+    if isinstance(query, wq.Or):
+        rebuilt.scale = query.scale  # apply() forgets it
+    return rebuilt

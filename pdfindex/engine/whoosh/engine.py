@@ -24,6 +24,7 @@ from pdfindex.models import FileRecord, PageHit, PageRef
 from pdfindex.query import Node
 
 MAX_SEGMENTS = 12  # more than this after a commit: merge them (fuzzy and highlights slow)
+ELEMENT_SCALE = 0.9  # element search: matching more of the words ranks higher
 
 
 class WhooshEngine:
@@ -157,8 +158,10 @@ class WhooshEngine:
     ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
         s = self._searcher()
         fields = ["ecaption"] if captions_only else ["ecaption", "etext"]
+        # Element search has always given a coordination bonus to elements matching more
+        # of the words, and left typos to Whoosh (a few words per field).
         clauses: list[Query] = [
-            compile_query(query, fields, self._expander(s)),
+            compile_query(query, fields, self._expander(s), scale=ELEMENT_SCALE),
             Term("kind", ELEMENT),
         ]
         if kind:
@@ -181,14 +184,14 @@ class WhooshEngine:
         return sum(1 for _ in zip(words, range(most + 1), strict=False)) <= most
 
     def _expander(self, searcher: Searcher) -> Any:
-        """Fuzzy expansion for the compiler: page words from the cached vocabulary, other
-        fields (element captions, few words) by Whoosh's own walk."""
+        """Fuzzy expansion for the compiler: page words from the cached vocabulary; other
+        fields (element captions, few words) are left to Whoosh."""
         reader = searcher.reader()
 
-        def expand(field: str, word: str, distance: int) -> list[str]:
-            if field == "content":
-                return within(self._vocabulary.get(reader, reader.generation()), word, distance)
-            return sorted(reader.terms_within(field, word, distance))
+        def expand(field: str, word: str, distance: int) -> list[str] | None:
+            if field != "content":
+                return None
+            return within(self._vocabulary.get(reader, reader.generation()), word, distance)
 
         return expand
 
