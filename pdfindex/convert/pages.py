@@ -20,7 +20,7 @@ from pathlib import Path
 from pdfindex.errors import ConversionError, EncryptedDocument, InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters.pdfminer import layout_pages
 from pdfindex.layout.records import (
-    Element,
+    Block,
     Heading,
     ListBlock,
     PageLayout,
@@ -151,11 +151,11 @@ def to_plain(layouts: list[PageLayout], preserve_layout: bool = False) -> str:
     return PAGE_BREAK_PLAIN.join(pages)
 
 
-def _elements(layouts: list[PageLayout], preserve_layout: bool) -> list[list[Element]]:
+def _elements(layouts: list[PageLayout], preserve_layout: bool) -> list[list[Block]]:
     return [[] for _ in layouts] if preserve_layout else analyse(layouts)
 
 
-def _markdown_element(element: Element, escape: _Escape) -> str:
+def _markdown_element(element: Block, escape: _Escape) -> str:
     if isinstance(element, Heading):
         return f"{'#' * element.level} {escape(element.text, 'heading')}"
     if isinstance(element, Paragraph):
@@ -180,7 +180,7 @@ def _markdown_element(element: Element, escape: _Escape) -> str:
     return "\n".join(lines)
 
 
-def _html_element(element: Element) -> str:
+def _html_element(element: Block) -> str:
     esc = html.escape
     if isinstance(element, Heading):
         return f"<h{element.level}>{esc(element.text)}</h{element.level}>"
@@ -207,7 +207,7 @@ def _html_element(element: Element) -> str:
     )
 
 
-def _plain_element(element: Element) -> str:
+def _plain_element(element: Block) -> str:
     if isinstance(element, Heading):
         return element.text
     if isinstance(element, Paragraph):

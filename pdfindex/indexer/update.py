@@ -8,7 +8,6 @@ re-parsed. Catalog record and pages of a file change in the same commit.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
@@ -17,84 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pdfindex.config import Settings
-from pdfindex.elements.detect import DETECTOR_VERSION, candidate_pages
+from pdfindex.elements.detect import DETECTOR_VERSION
 from pdfindex.engine import Engine, EngineWriter
-from pdfindex.errors import ConfigError
 from pdfindex.extract import ocr
-from pdfindex.extract.adapters import adapter_name_for, get_adapter, supported_extensions
+from pdfindex.extract.adapters import adapter_name_for, get_adapter
 from pdfindex.extract.adapters.base import FAILED, OK, Extraction
 from pdfindex.extract.cache import ExtractionCache, file_sha256
 from pdfindex.extract.worker import ExtractOptions
 from pdfindex.indexer.pool import ELEMENTS, ExtractionPool
+from pdfindex.indexer.records import element_pages, is_pdf, new_record
+from pdfindex.indexer.scan import DiskFile, scan_folder
 from pdfindex.models import ElementsState, FileRecord, Summary
 from pdfindex.paths import assign_slug
-from pdfindex.search.language import guess_language
 from pdfindex.search.textmatch import index_text
 
 log = logging.getLogger(__name__)
 PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FAILED
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class DiskFile:
-    path: str  # posix, relative to the files folder
-    abspath: Path
-    size: int
-    mtime: float
-
-
-def scan_folder(files_dir: Path) -> dict[str, DiskFile]:
-    """Every supported file under `files_dir` (hidden files and links leading out skipped).
-
-    os.scandir keeps this to one stat per file; only symlinks are resolved.
-    """
-    if not files_dir.is_dir():
-        raise ConfigError(f"files folder {files_dir} does not exist or is not a folder")
-    if not os.access(files_dir, os.R_OK | os.X_OK):
-        raise ConfigError(f"files folder {files_dir} is not readable")
-    base = files_dir.resolve()
-    extensions = supported_extensions()
-    found: dict[str, DiskFile] = {}
-    folders = [base]
-    while folders:
-        folder = folders.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError as exc:
-            log.warning("cannot read folder %s: %s", folder, exc)
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))  # linked folders are not followed
-                    continue
-                if not entry.name.lower().endswith(extensions):
-                    continue
-                if entry.is_symlink():
-                    real = Path(entry.path).resolve(strict=True)
-                    if not real.is_relative_to(base) or not real.is_file():
-                        continue  # a symlink that leads outside the files folder
-                stat = entry.stat()  # follows a link that stays inside
-            except (OSError, RuntimeError):
-                continue  # vanished, dangling link or a loop
-            rel = Path(entry.path).relative_to(base).as_posix()
-            found[rel] = DiskFile(rel, Path(entry.path), stat.st_size, stat.st_mtime)
-    return found
-
-
-def title_of(extraction: Extraction, path: str) -> str:
-    """PDF metadata title, else the first line of text, else the file name."""
-    title = extraction.metadata.get("title", "").strip()
-    if title:
-        return title[:300]
-    for page in extraction.pages[:3]:
-        for line in page.splitlines():
-            if line.strip():
-                return line.strip()[:300]
-    return Path(path).stem
 
 
 class Indexer:
@@ -414,31 +352,8 @@ class Indexer:
         self, writer: EngineWriter, job: _Job, extraction: Extraction, summary: Summary
     ) -> None:
         file = job.file
-        record = FileRecord(
-            path=file.path,
-            slug=job.slug,
-            title=title_of(extraction, file.path),
-            pages=len(extraction.pages),
-            size=file.size,
-            mtime=file.mtime,
-            sha256=job.sha,
-            status=extraction.status,
-            error=extraction.error,
-            indexed_at=time.time(),
-            extractor=extraction.engine,
-            metadata=extraction.metadata,
-            language=guess_language("\n".join(extraction.pages[:5])),
-            stages=stages_of(extraction, job.source),
-            ocr_lang=extraction.ocr_lang,
-            ocr_pages=len(extraction.ocr_pages),
-            ocr_confidence=(
-                round(sum(extraction.ocr_pages.values()) / len(extraction.ocr_pages), 1)
-                if extraction.ocr_pages
-                else None
-            ),
-            ocr_missing=len(extraction.ocr_missing),
-            notes=extraction.notes,
-            image_pages=extraction.image_pages,
+        record = new_record(
+            file.path, file.size, file.mtime, job.sha, job.slug, extraction, job.source
         )
         moved = job.moved_from
         carried: list[dict] = []
@@ -450,7 +365,7 @@ class Indexer:
             record.image_pages = list(moved.image_pages)
             record.element_pages = list(moved.element_pages)
             carried = self._stored_elements(moved.slug)
-        elif self.settings.elements and extraction.status == OK and _is_pdf(file.path):
+        elif self.settings.elements and extraction.status == OK and is_pdf(file.path):
             record.elements_state = PENDING
             record.stages.insert(-1, "elements: pending")
             record.element_pages = element_pages(extraction)
@@ -463,24 +378,6 @@ class Indexer:
             summary.failures[file.path] = extraction.error or "unknown error"
         else:
             setattr(summary, job.kind, getattr(summary, job.kind) + 1)
-
-
-def stages_of(extraction: Extraction, source: str) -> list[str]:
-    """The processing stages a file went through, as get_document_info shows them."""
-    stages = ["hash", f"extract ({extraction.engine}, {source})"]
-    if extraction.ocr_pages:
-        stages.append(f"ocr ({extraction.ocr_lang}, {len(extraction.ocr_pages)} pages)")
-    return [*stages, "index"]
-
-
-def element_pages(extraction: Extraction) -> list[int]:
-    """Pages worth a layout pass: a caption or numbered equation in the text, or a large
-    image (an uncaptioned figure). Decided while the text is at hand."""
-    return sorted(set(candidate_pages(extraction.pages)) | set(extraction.image_pages))
-
-
-def _is_pdf(path: str) -> bool:
-    return path.lower().endswith(".pdf")
 
 
 def _unchanged(path: Path, record: FileRecord) -> bool:

@@ -56,15 +56,12 @@ class TextBlock:
     lines: list[TextLine] = field(default_factory=list)
 
 
-GRAPHIC_KINDS = ("image", "figure", "rect", "line", "curve")
-
-
 @dataclass(frozen=True)
 class Graphic:
     """Something drawn rather than written (a raster image, a form XObject container, a
     rectangle, a straight line, a curve): where figures and ruled tables are found."""
 
-    kind: str  # one of GRAPHIC_KINDS ("figure" is pdfminer's LTFigure container)
+    kind: str  # image, figure (pdfminer's LTFigure container), rect, line or curve
     bbox: BBox
 
 
@@ -134,7 +131,7 @@ class Table:
     rows: tuple[tuple[str, ...], ...]  # the first row is the header
 
 
-Element = Heading | Paragraph | ListBlock | Table
+Block = Heading | Paragraph | ListBlock | Table
 
 
 def join_lines(lines: Iterable[str]) -> str:
@@ -167,7 +164,7 @@ def body_font_size(lines: Iterable[TextLine]) -> float:
     return weights.most_common(1)[0][0] if weights else 0.0
 
 
-def analyse(pages: list[PageLayout]) -> list[list[Element]]:
+def analyse(pages: list[PageLayout]) -> list[list[Block]]:
     """Each page's elements; heading levels are shared by all pages given."""
     lines = [line for page in pages for line in page.lines]
     body = body_font_size(lines)
@@ -245,7 +242,7 @@ class _HeadingScale:
         return self.levels.get(_half_point(size), 0) if size >= self.threshold else 0
 
 
-def _page_elements(page: PageLayout, scale: _HeadingScale, body_bold: bool) -> list[Element]:
+def _page_elements(page: PageLayout, scale: _HeadingScale, body_bold: bool) -> list[Block]:
     """Blocks in reading order; a table replaces its lines where its first line was."""
     blocks = _merge_bare_markers([list(block.lines) for block in page.blocks])
     tables, table_of = _find_tables(blocks)
@@ -385,12 +382,12 @@ class _Builder:
     def __init__(self, scale: _HeadingScale, body_bold: bool) -> None:
         self.scale = scale
         self.body_bold = body_bold
-        self.out: list[Element] = []
+        self.out: list[Block] = []
         self.heading: tuple[int, list[str]] | None = None
         self.paragraph: list[TextLine] = []
         self.items: list[tuple[str, list[TextLine]]] = []  # (marker, lines) of the open list
 
-    def elements(self) -> list[Element]:
+    def elements(self) -> list[Block]:
         self.flush()
         return _merge_lists(self.out)
 
@@ -520,9 +517,9 @@ def _new_paragraph(previous: TextLine, line: TextLine, left: float, right: float
     return short or indented
 
 
-def _merge_lists(elements: list[Element]) -> list[Element]:
+def _merge_lists(elements: list[Block]) -> list[Block]:
     """Neighbouring lists of the same kind (split by the layout into blocks) are one."""
-    out: list[Element] = []
+    out: list[Block] = []
     for element in elements:
         previous = out[-1] if out else None
         if (

@@ -15,7 +15,6 @@ _STOP_WORDS = {
     "nl": "de het een en van is dat op te zijn voor met niet aan",
     "pt": "o a os as e que do da em um uma para com não é no",
 }
-STOP_WORDS_BY_LANGUAGE = _STOP_WORDS
 _LOOKUP = {word: code for code, text in _STOP_WORDS.items() for word in text.split()}
 
 

@@ -8,7 +8,7 @@ from pdfindex.api import PdfIndex, parse_pages
 from pdfindex.errors import InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import EMPTY, OK
-from pdfindex.indexer.update import scan_folder
+from pdfindex.indexer.scan import scan_folder
 from pdfindex.tools.budget import fit, size_of
 from pdfindex.tools.results import ListSearchableFilesResult, ReadPdfResult, ReadPdfSource
 

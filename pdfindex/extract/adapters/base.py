@@ -13,6 +13,19 @@ from pdfindex.models import FileStatus
 OK, EMPTY, ENCRYPTED, FAILED = (status.value for status in FileStatus)
 
 
+# PDF document-information keys -> the metadata names pdfindex shows (both PDF adapters).
+PDF_METADATA_KEYS = {
+    "Title": "title",
+    "Author": "author",
+    "Subject": "subject",
+    "Keywords": "keywords",
+    "Creator": "creator",
+    "Producer": "producer",
+    "CreationDate": "created",
+    "ModDate": "modified",
+}
+
+
 @dataclass
 class Extraction:
     """What one extractor made of one file: page texts (NFKC) and metadata, plus what the

@@ -9,19 +9,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from pdfindex.errors import EncryptedDocument
-from pdfindex.extract.adapters.base import Extraction, finish
+from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish
 from pdfindex.layout.geometry import BACKGROUND_SHARE, LARGE_IMAGE_SHARE
-
-_META_KEYS = {
-    "Title": "title",
-    "Author": "author",
-    "Subject": "subject",
-    "Keywords": "keywords",
-    "Creator": "creator",
-    "Producer": "producer",
-    "CreationDate": "created",
-    "ModDate": "modified",
-}
 
 
 def _restore_hyphens(text: str) -> str:
@@ -62,7 +51,7 @@ class PdfiumAdapter:
             raw_meta = pdf.get_metadata_dict(skip_empty=True)
         finally:
             pdf.close()
-        metadata = {_META_KEYS[k]: v for k, v in raw_meta.items() if k in _META_KEYS}
+        metadata = {PDF_METADATA_KEYS[k]: v for k, v in raw_meta.items() if k in PDF_METADATA_KEYS}
         extraction = finish(pages, metadata, self.version)
         extraction.image_pages = image_pages
         return extraction

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from importlib.metadata import version as package_version
 from pathlib import Path
+from typing import BinaryIO
 
 from pdfminer.converter import PDFPageAggregator, TextConverter
 from pdfminer.layout import (
@@ -39,19 +40,17 @@ from pdfminer.pdfparser import PDFParser
 from pdfminer.pdftypes import resolve1
 
 from pdfindex.errors import EncryptedDocument, PageOutOfRange
-from pdfindex.extract.adapters.base import Extraction, finish, normalize_text
+from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish, normalize_text
 from pdfindex.layout.records import BBox, Graphic, PageLayout, TextBlock, TextLine
 
-_META_KEYS = {
-    "Title": "title",
-    "Author": "author",
-    "Subject": "subject",
-    "Keywords": "keywords",
-    "Creator": "creator",
-    "Producer": "producer",
-    "CreationDate": "created",
-    "ModDate": "modified",
-}
+
+def _open_document(handle: BinaryIO) -> PDFDocument:
+    """The document, opened with the empty password as readers do; EncryptedDocument when
+    it needs a real one."""
+    try:
+        return PDFDocument(PDFParser(handle), password="")
+    except PDFPasswordIncorrect as exc:
+        raise EncryptedDocument("a password is required to open this PDF") from exc
 
 
 def _decode(value: object) -> str:
@@ -73,10 +72,7 @@ class PdfminerAdapter:
 
     def extract(self, path: Path) -> Extraction:
         with open(path, "rb") as handle:
-            try:
-                document = PDFDocument(PDFParser(handle), password="")
-            except PDFPasswordIncorrect as exc:
-                raise EncryptedDocument("a password is required to open this PDF") from exc
+            document = _open_document(handle)
             manager = PDFResourceManager(caching=True)
             buffer = io.StringIO()
             converter = TextConverter(manager, buffer, laparams=LAParams())
@@ -91,8 +87,8 @@ class PdfminerAdapter:
             metadata: dict[str, str] = {}
             for info in document.info:
                 for key, value in info.items():
-                    if key in _META_KEYS:
-                        metadata[_META_KEYS[key]] = _decode(resolve1(value))
+                    if key in PDF_METADATA_KEYS:
+                        metadata[PDF_METADATA_KEYS[key]] = _decode(resolve1(value))
         return finish(pages, metadata, self.version)
 
 
@@ -114,10 +110,7 @@ def layout_pages(
     """
     wanted = sorted(set(page_numbers))
     with open(path, "rb") as handle:
-        try:
-            document = PDFDocument(PDFParser(handle), password="")
-        except PDFPasswordIncorrect as exc:
-            raise EncryptedDocument("a password is required to open this PDF") from exc
+        document = _open_document(handle)
         pages = list(PDFPage.create_pages(document))
         for number in wanted:
             if not 1 <= number <= len(pages):
@@ -181,10 +174,7 @@ def _graphics(page: LTPage, container: LTContainer) -> Iterable[Graphic]:
 def page_count(path: Path) -> int:
     """How many pages the document has (its page tree only, no content is parsed)."""
     with open(path, "rb") as handle:
-        try:
-            document = PDFDocument(PDFParser(handle), password="")
-        except PDFPasswordIncorrect as exc:
-            raise EncryptedDocument("a password is required to open this PDF") from exc
+        document = _open_document(handle)
         return sum(1 for _ in PDFPage.create_pages(document))
 
 

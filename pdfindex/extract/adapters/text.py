@@ -17,7 +17,6 @@ class TextAdapter:
     name = "text"
     description = "Plain text files, read as UTF-8 (invalid bytes replaced)"
     extensions: tuple[str, ...] = (".txt",)
-    binary = None
 
     @property
     def version(self) -> str:
