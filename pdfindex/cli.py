@@ -47,19 +47,27 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """
     shared: dict[str, Any] = {"expose_value": False, "callback": _remember, "is_eager": True}
     options = [
-        click.option("--root", type=click.Path(file_okay=False), help="Project root (cwd)."),
-        click.option("--files-dir", help="Folder of documents (default: ROOT/files)."),
-        click.option("--index-dir", help="Index folder (default: ROOT/index)."),
-        click.option("--log-dir", help="Folder for session logs (default: ROOT/logs)."),
-        click.option("--extractor", type=click.Choice(EXTRACTORS), help="Engine for index text."),
-        click.option("--timeout", type=float, help="Seconds to extract one file (default 120)."),
-        click.option("--workers", type=int, help="Extraction processes (default: all cores)."),
+        click.option(
+            "--root", type=click.Path(file_okay=False), help="Project root (cwd).", **shared
+        ),
+        click.option("--files-dir", help="Folder of documents (default: ROOT/files).", **shared),
+        click.option("--index-dir", help="Index folder (default: ROOT/index).", **shared),
+        click.option("--log-dir", help="Folder for session logs (default: ROOT/logs).", **shared),
+        click.option(
+            "--extractor",
+            type=click.Choice(EXTRACTORS),
+            help="Engine for index text.",
+            **shared,
+        ),
+        click.option(
+            "--timeout", type=float, help="Seconds to extract one file (default 120).", **shared
+        ),
+        click.option(
+            "--workers", type=int, help="Extraction processes (default: all cores).", **shared
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
-    for param in fn.__click_params__[-len(options) :]:
-        for key, value in shared.items():
-            setattr(param, key, value)
     return fn
 
 
