@@ -1,0 +1,291 @@
+"""README blocks generated from the code: the MCP tool reference (from the server's own
+`list_tools()` and `list_resources()`) and the settings table (from `pdfindex.config`).
+
+Each block sits between marker comments in README.md (`<!-- tools:start -->` ...
+`<!-- tools:end -->`); `tests/test_readme.py` fails when a block differs from what this
+module renders now. To rewrite the blocks in place:
+
+    python -m tests.docgen                       # or
+    UPDATE_README=1 pytest tests/test_readme.py
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+# What each setting of pdfindex.config.DEFAULTS does (the field table has no descriptions);
+# tests/test_readme.py fails when a setting is added without one.
+SETTING_HELP = {
+    "root": "The project folder; the other folders are relative to it.",
+    "files_dir": "The documents (PDFs, `.txt`, `.md`), sub-folders included.",
+    "index_dir": "The index, extraction cache, page-image cache and `query_documents` sessions.",
+    "log_dir": "One log file per session (`YYYY-MM-DD_HH-MM-SS.log`).",
+    "extractor": "Engine for index text: `pdfium` or `pdfminer` (each the other's fallback).",
+    "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
+    "workers": "Extraction processes; `0` = all cores.",
+    "memory_mb": "Memory cap of each extraction process (MB beyond its start-up size).",
+    "max_response_chars": "Largest tool answer; longer ones are cut, with a way to page on.",
+    "page_image_bytes": "PNG budget of `get_page_image` and `get_element_image` (bytes).",
+    "lock_timeout": "Seconds a writer waits while another process writes the index.",
+    "ocr": "Read pages without a text layer with Tesseract (when installed).",
+    "ocr_lang": "Tesseract language(s): `eng`, `deu`, `eng+fra`, ...",
+    "elements": "Find figures, tables and equations at index time.",
+}
+
+
+# -- the tool reference ------------------------------------------------------------
+
+
+def server_listing() -> tuple[list[Any], list[Any]]:
+    """The tools and resources the MCP server lists, from a server built in-process on an
+    empty temporary root (listing needs no lifespan: nothing is opened or indexed)."""
+    from pdfindex.config import load_settings
+    from pdfindex.server import build_server
+
+    with tempfile.TemporaryDirectory() as root:
+        server = build_server(load_settings(root=root), watch=False)
+
+        async def listing() -> tuple[list[Any], list[Any]]:
+            return await server.list_tools(), await server.list_resources()
+
+        return anyio.run(listing)
+
+
+def _cell(text: str) -> str:
+    """One Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _first_paragraph(text: str | None) -> str:
+    paragraphs = re.split(r"\n\s*\n", (text or "").strip())
+    return " ".join(paragraphs[0].split())
+
+
+def _bounds(schema: dict[str, Any]) -> str:
+    """Limits of a value: '1–100', '≥ 0', '1–2000 chars', 'at most 50 items'."""
+
+    def span(low: Any, high: Any, unit: str) -> str:
+        if low is not None and high is not None:
+            return f"{low}–{high}{unit}"
+        if low is not None:
+            return f"≥ {low}{unit}" if unit == "" else f"at least {low}{unit}"
+        if high is not None:
+            return f"≤ {high}{unit}" if unit == "" else f"at most {high}{unit}"
+        return ""
+
+    parts = [
+        span(schema.get("minimum"), schema.get("maximum"), ""),
+        span(schema.get("minLength"), schema.get("maxLength"), " chars"),
+        span(schema.get("minItems"), schema.get("maxItems"), " items"),
+    ]
+    return ", ".join(p for p in parts if p)
+
+
+def type_of(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> str:
+    """A JSON schema as a short type: `integer 1–100`, `string or null`, `array of integer`,
+    `one of "a", "b"`, or the name of a referenced model (its values, for an enum)."""
+    defs = defs or {}
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return type_of(defs[name], defs) if "enum" in defs.get(name, {}) else name
+    if "anyOf" in schema:
+        branches = [s for s in schema["anyOf"] if s.get("type") != "null"]
+        text = " or ".join(type_of(s, defs) for s in branches)
+        return text + (" or null" if len(branches) < len(schema["anyOf"]) else "")
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    kind = schema.get("type", "any")
+    if kind == "array":
+        kind = f"array of {type_of(schema.get('items', {}), defs)}"
+    bounds = _bounds(schema)
+    if not bounds:
+        return kind
+    return f"{kind} {bounds}" if kind in ("integer", "number") else f"{kind}, {bounds}"
+
+
+def _referenced(schema: dict[str, Any]) -> str | None:
+    """The model a property refers to (directly, as array items or in a union)."""
+    for candidate in [schema, schema.get("items", {}), *schema.get("anyOf", [])]:
+        if "$ref" in candidate:
+            return candidate["$ref"].rsplit("/", 1)[-1]
+        if candidate is not schema and candidate.get("items", {}).get("$ref"):
+            return candidate["items"]["$ref"].rsplit("/", 1)[-1]
+    return None
+
+
+def _argument_lines(schema: dict[str, Any], defs: dict[str, Any], prefix: str = "") -> list[str]:
+    """One bullet per argument: name, type, default (or required), description; the fields
+    of a referenced model follow their argument (`sources[].path`)."""
+    lines = []
+    required = set(schema.get("required", []))
+    for name, prop in schema.get("properties", {}).items():
+        if "default" in prop:
+            default = f"default `{json.dumps(prop['default'])}`"
+        else:
+            default = "required" if name in required else "optional"
+        shown = f"{prefix}{name}"
+        description = " ".join(prop.get("description", "").split())
+        kind = type_of(prop, defs)
+        lines.append(f"- `{shown}` ({kind}; {default}): {description}".rstrip(": "))
+        model = _referenced(prop)
+        if model and model in defs:
+            inner = "[]." if prop.get("type") == "array" else "."
+            lines += _argument_lines(defs[model], defs, f"{shown}{inner}")
+    return lines
+
+
+def _hints(annotations: Any) -> str:
+    """What a tool does to the world, from its MCP annotations."""
+    if annotations is None:
+        return "No annotations."
+    if annotations.read_only_hint:
+        return "Read-only."
+    words = ["Changes state"]
+    words.append("destructive" if annotations.destructive_hint else "not destructive")
+    if annotations.idempotent_hint:
+        words.append("idempotent")
+    if annotations.open_world_hint:
+        words.append("open world")
+    return ", ".join(words) + "."
+
+
+def _returns(output_schema: dict[str, Any] | None) -> str | None:
+    """The answer's shape when the tool declares one: its top-level keys, or text."""
+    if not output_schema or not output_schema.get("properties"):
+        return None
+    props = output_schema["properties"]
+    if list(props) == ["result"] and props["result"].get("type") == "string":
+        return "text"
+    return "`{" + ", ".join(props) + "}`"
+
+
+def render_tool(tool: Any) -> str:
+    schema = tool.input_schema or {}
+    text = f"{_first_paragraph(tool.description)} *{_hints(tool.annotations)}*"
+    returns = _returns(tool.output_schema)
+    if returns:
+        text += f" Returns {returns}."
+    lines = [f"#### `{tool.name}`", "", text, ""]
+    arguments = _argument_lines(schema, schema.get("$defs", {}))
+    lines += [*arguments, ""] if arguments else ["No arguments.", ""]
+    return "\n".join(lines)
+
+
+def render_tools() -> str:
+    tools, resources = server_listing()
+    lines = [
+        f"{len(tools)} tools and {len(resources)} resources, as the server's `list_tools()` "
+        "and `list_resources()` describe them (generated by `tests/docgen.py`).",
+        "",
+    ]
+    lines += [render_tool(t) for t in tools]
+    lines += ["#### Resources", ""]
+    lines += [
+        f"- `{r.uri}` ({r.mime_type or 'text'}): {_first_paragraph(r.description)}"
+        for r in resources
+    ]
+    return "\n".join(lines)
+
+
+# -- the settings table ------------------------------------------------------------
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _default(entry: Any) -> Any:
+    """A field's default, whether the table holds (default, type) pairs or field objects."""
+    return entry[0] if isinstance(entry, tuple) else entry.default
+
+
+def setting_rows() -> list[tuple[str, str, str, str, str]]:
+    """(setting, flag, environment, default, help) for the root and each field."""
+    from pdfindex.cli import main
+    from pdfindex.config import DEFAULTS, ENV_PREFIX
+
+    flags = {p.name for p in main.params}
+    fields = {"root": "current directory"} | {
+        name: _literal(_default(entry)) for name, entry in DEFAULTS.items()
+    }
+    return [
+        (
+            name,
+            f"`--{name.replace('_', '-')}`" if name in flags else "—",
+            f"`{ENV_PREFIX}{name.upper()}`",
+            default if name == "root" else f"`{default}`",
+            SETTING_HELP.get(name, ""),
+        )
+        for name, default in fields.items()
+    ]
+
+
+def render_settings() -> str:
+    lines = ["| setting | flag | environment | default | what it sets |", "|---|---|---|---|---|"]
+    lines += [
+        f"| `{name}` | {flag} | {env} | {default} | {_cell(text)} |"
+        for name, flag, env, default, text in setting_rows()
+    ]
+    return "\n".join(lines)
+
+
+# -- the README blocks --------------------------------------------------------------
+
+BLOCKS: dict[str, Callable[[], str]] = {"settings": render_settings, "tools": render_tools}
+
+
+def markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def block(text: str, name: str) -> str:
+    """The text between a block's markers (KeyError when the markers are missing)."""
+    start, end = markers(name)
+    found = re.search(re.escape(start) + r"\n(.*?)" + re.escape(end), text, re.DOTALL)
+    if found is None:
+        raise KeyError(f"README.md has no {start} ... {end} block")
+    return found.group(1)
+
+
+def with_block(text: str, name: str, body: str) -> str:
+    """`text` with the block `name` replaced by `body`."""
+    start, end = markers(name)
+    block(text, name)  # the markers must be there
+    pattern = re.escape(start) + r"\n.*?" + re.escape(end)
+    return re.sub(pattern, lambda _m: f"{start}\n{body}\n{end}", text, count=1, flags=re.DOTALL)
+
+
+def regenerated(text: str) -> str:
+    """The README text with every generated block rendered from the code as it is now."""
+    for name, render in BLOCKS.items():
+        text = with_block(text, name, render())
+    return text
+
+
+def main() -> int:
+    text = README.read_text(encoding="utf-8")
+    new = regenerated(text)
+    if new != text:
+        README.write_text(new, encoding="utf-8")
+        print(f"rewrote the generated blocks of {README}", file=sys.stderr)
+    else:
+        print(f"{README} is up to date", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
