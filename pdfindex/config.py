@@ -33,6 +33,23 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "ocr_lang": ("eng", str),  # Tesseract language(s), e.g. "deu" or "eng+fra"
     "elements": (True, bool),  # find figures, tables and equations at index time
 }
+# What each setting sets: the README's settings table is generated from this.
+DESCRIPTIONS: dict[str, str] = {
+    "root": "The project folder; the other folders are relative to it.",
+    "files_dir": "The documents (PDFs, `.txt`, `.md`), sub-folders included.",
+    "index_dir": "The index, extraction cache, page-image cache and `query_documents` sessions.",
+    "log_dir": "One log file per session (`YYYY-MM-DD_HH-MM-SS.log`).",
+    "extractor": "Engine for index text: `pdfium` or `pdfminer` (each the other's fallback).",
+    "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
+    "workers": "Extraction processes; `0` = all cores.",
+    "memory_mb": "Memory cap of each extraction process (MB beyond its start-up size).",
+    "max_response_chars": "Largest tool answer; longer ones are cut, with a way to page on.",
+    "page_image_bytes": "PNG budget of `get_page_image` and `get_element_image` (bytes).",
+    "lock_timeout": "Seconds a writer waits while another process writes the index.",
+    "ocr": "Read pages without a text layer with Tesseract (when installed).",
+    "ocr_lang": "Tesseract language(s): `eng`, `deu`, `eng+fra`, ...",
+    "elements": "Find figures, tables and equations at index time.",
+}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 

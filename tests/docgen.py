@@ -21,27 +21,9 @@ from typing import Any
 
 import anyio
 
+from pdfindex.config import DESCRIPTIONS
+
 README = Path(__file__).resolve().parents[1] / "README.md"
-
-# What each setting of pdfindex.config.DEFAULTS does (the field table has no descriptions);
-# tests/test_readme.py fails when a setting is added without one.
-SETTING_HELP = {
-    "root": "The project folder; the other folders are relative to it.",
-    "files_dir": "The documents (PDFs, `.txt`, `.md`), sub-folders included.",
-    "index_dir": "The index, extraction cache, page-image cache and `query_documents` sessions.",
-    "log_dir": "One log file per session (`YYYY-MM-DD_HH-MM-SS.log`).",
-    "extractor": "Engine for index text: `pdfium` or `pdfminer` (each the other's fallback).",
-    "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
-    "workers": "Extraction processes; `0` = all cores.",
-    "memory_mb": "Memory cap of each extraction process (MB beyond its start-up size).",
-    "max_response_chars": "Largest tool answer; longer ones are cut, with a way to page on.",
-    "page_image_bytes": "PNG budget of `get_page_image` and `get_element_image` (bytes).",
-    "lock_timeout": "Seconds a writer waits while another process writes the index.",
-    "ocr": "Read pages without a text layer with Tesseract (when installed).",
-    "ocr_lang": "Tesseract language(s): `eng`, `deu`, `eng+fra`, ...",
-    "elements": "Find figures, tables and equations at index time.",
-}
-
 
 # -- the tool reference ------------------------------------------------------------
 
@@ -228,7 +210,7 @@ def setting_rows() -> list[tuple[str, str, str, str, str]]:
             f"`--{name.replace('_', '-')}`" if name in flags else "—",
             f"`{ENV_PREFIX}{name.upper()}`",
             default if name == "root" else f"`{default}`",
-            SETTING_HELP.get(name, ""),
+            DESCRIPTIONS.get(name, ""),
         )
         for name, default in fields.items()
     ]
