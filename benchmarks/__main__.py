@@ -15,9 +15,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from benchmarks import corpus as synthetic
 from benchmarks import measure as m
+from benchmarks.corpus import MAX_PAGES, FolderCorpus, SyntheticCorpus
 from benchmarks.report import write_all
+from pdfindex.api import PdfIndex
 
 HERE = Path(__file__).resolve().parent
 QUICK_PAGES = 200
@@ -57,21 +58,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def prepare_corpus(args: argparse.Namespace) -> tuple[Path, dict[str, Any] | None]:
-    """The corpus folder, generating it first when asked."""
+def corpus_from_args(args: argparse.Namespace) -> FolderCorpus:
+    """The corpus to measure: the given folder, or a synthetic one (generated if new)."""
     if args.corpus is not None:
-        if not args.corpus.is_dir():
-            raise SystemExit(f"--corpus {args.corpus}: not a folder")
-        return args.corpus.resolve(), None
-    pages = args.generate or QUICK_PAGES
-    max_pages = QUICK_MAX_DOC_PAGES if args.generate is None else synthetic.MAX_PAGES
-    name = f"synthetic-{pages}" + ("-quick" if args.generate is None else "")
-    folder = (args.corpus_root / name).resolve()
-    m.log(f"corpus: generating {pages} pages into {folder} (reused if already there)")
-    manifest = synthetic.generate(folder, pages, max_pages=max_pages)
-    manifest = {k: v for k, v in manifest.items() if k != "documents"}
-    m.log(f"corpus: {manifest['files']} files, {manifest['seconds']} s to generate")
-    return folder, manifest
+        return FolderCorpus(args.corpus)
+    if args.generate is not None:
+        return SyntheticCorpus(args.corpus_root.resolve(), args.generate, MAX_PAGES)
+    return SyntheticCorpus(args.corpus_root.resolve(), QUICK_PAGES, QUICK_MAX_DOC_PAGES, "-quick")
+
+
+def prepare_corpus(corpus: FolderCorpus) -> None:
+    """Ready the corpus folder, generating a synthetic corpus first (logged: it may take
+    minutes)."""
+    if not isinstance(corpus, SyntheticCorpus):
+        corpus.prepare()
+        return
+    m.log(f"corpus: generating {corpus.pages} pages into {corpus.folder} (reused if already there)")
+    corpus.prepare()
+    assert corpus.generated is not None
+    m.log(f"corpus: {corpus.generated['files']} files, {corpus.generated['seconds']} s to generate")
 
 
 def assemble_queries(
@@ -84,7 +89,7 @@ def assemble_queries(
         measured = mcp["kinds"].get(kind)
         if measured:
             q["mcp"], q["mcp_tool"] = measured["latency"], measured["tool"]
-        else:
+        else:  # exact_all_docs: search_pdf searches one document
             m.not_available(q, "mcp", m.NO_MCP_NOTE)
         extra = baselines.get(kind)
         if extra is None:
@@ -93,12 +98,11 @@ def assemble_queries(
         else:
             q.update(extra)
         for base, key in (("naive_s", "speedup_vs_naive"), ("pdfgrep_s", "speedup_vs_pdfgrep")):
-            if q["api"] and q.get(base):
+            if q.get(base):
                 ratio = q[base]["median"] * 1000 / max(q["api"]["p50_ms"], 1e-3)
                 q[key] = round(ratio, 1 if ratio >= 10 else 3)
             else:
-                note = q.get(f"{base}_note") if q["api"] else q.get("api_note")
-                m.not_available(q, key, note or "nothing to compare")
+                m.not_available(q, key, q.get(f"{base}_note") or "nothing to compare")
         out[kind] = q
     return out
 
@@ -130,24 +134,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "plan": vars(plan).copy(),
         "machine": m.machine(args.note),
     }
-    folder, manifest = prepare_corpus(args)
+    corpus = corpus_from_args(args)
+    prepare_corpus(corpus)
     phase("generate")
-    ws = m.make_workspace(folder, args.scratch)
+    ws = m.make_workspace(corpus, args.scratch)
     try:
         m.log(f"workspace: {ws.root} ({len(ws.pdfs)} PDFs, {ws.corpus_bytes / 1e6:.1f} MB)")
         phase("workspace")
         results["build"] = m.measure_build(ws, plan)
         phase("build")
-        index = m.PdfIndex(ws.settings(plan.workers))
+        index = PdfIndex(ws.settings(plan.workers))
         try:
-            records = sorted(index.engine.catalog().values(), key=lambda r: r.path)
+            records = m.catalog(index)
             results["corpus"] = {
-                "name": folder.name,
-                "path": str(folder),
+                "name": corpus.name,
+                "path": str(corpus.folder),
                 "files": len(ws.pdfs),
                 "pages": sum(r.pages for r in records),
                 "mb": round(ws.corpus_bytes / 1e6, 2),
-                "generated": manifest,
+                "generated": corpus.generated,
             }
             m.log("queries: choosing words from the index")
             queries = m.choose_queries(index)

@@ -1,5 +1,9 @@
-"""A deterministic synthetic corpus of real PDFs (fpdf2), for benchmarks anyone can rerun.
+"""The corpora a benchmark run measures: any folder of PDFs, or a synthetic one.
 
+Shaped like Whoosh's benchmarks: one small class per corpus whose `documents()` yields
+what the harness (`python -m benchmarks`) indexes, here the PDFs under its folder.
+
+The synthetic corpus is deterministic real PDFs (fpdf2), for benchmarks anyone can rerun.
 Text has Zipf word frequencies over common English words followed by a few thousand
 generated pseudo-words (some with accents, some Greek), plus a trickle of one-off words
 so rare terms exist; documents are 5-200 pages in topic sub-folders; a share of line
@@ -15,14 +19,16 @@ import os
 import random
 import shutil
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 from fpdf import FPDF
 
-from tests.pdfgen import FIXED_DATE, VOCABULARY, find_unicode_font
+from benchmarks.pdfwriter import FIXED_DATE, VOCABULARY, unicode_font
 
 GENERATOR_VERSION = 1
 SEED = 2026
@@ -157,7 +163,7 @@ def render_document(pages: int, seed: int, title: str) -> bytes:
     pdf.set_creator("pdfindex benchmarks/corpus.py")
     pdf.set_title(title)
     pdf.set_auto_page_break(False)
-    pdf.add_font("Sans", fname=str(find_unicode_font()))
+    pdf.add_font("Sans", fname=str(unicode_font()))
     pdf.set_font("Sans", size=FONT_SIZE)
     layout = _Layout(pdf, rng)
     max_lines = int((PAGE_H - 2 * MARGIN) // LINE_H)
@@ -244,3 +250,46 @@ def generate(
     }
     manifest_file.write_text(json.dumps(manifest, indent=1))
     return manifest
+
+
+# -- the corpora ------------------------------------------------------------------------------
+
+
+class FolderCorpus:
+    """Any folder of PDFs (`--corpus DIR`), measured as it is: it is never modified."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder.resolve()
+        self.generated: dict[str, Any] | None = None  # the manifest, for generated corpora
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    def prepare(self) -> None:
+        """Make the folder ready to measure; a given folder must already exist."""
+        if not self.folder.is_dir():
+            raise SystemExit(f"--corpus {self.folder}: not a folder")
+
+    def documents(self) -> Iterator[str]:
+        """The PDFs as pdfindex sees them (hidden files and folders skipped), posix paths
+        under the folder, sorted."""
+        found = []
+        for folder, dirs, names in os.walk(self.folder):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in names:
+                if not name.startswith(".") and name.lower().endswith(".pdf"):
+                    found.append((Path(folder) / name).relative_to(self.folder).as_posix())
+        yield from sorted(found)
+
+
+class SyntheticCorpus(FolderCorpus):
+    """`pages` generated pages (`--generate N`, `--quick`), written once and then reused."""
+
+    def __init__(self, root: Path, pages: int, max_pages: int = MAX_PAGES, tag: str = "") -> None:
+        super().__init__(root / f"synthetic-{pages}{tag}")
+        self.pages, self.max_pages = pages, max_pages
+
+    def prepare(self) -> None:
+        manifest = generate(self.folder, self.pages, max_pages=self.max_pages)
+        self.generated = {k: v for k, v in manifest.items() if k != "documents"}

@@ -14,10 +14,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.pdfwriter import write_pdf
 from pdfindex.api import PdfIndex
 from pdfindex.config import load_settings
 from pdfindex.tools.exact import search_pdf
-from tests.pdfgen import write_pdf
 
 
 def measure(root: Path, runs: int = 20, quiet: float = 1.0) -> list[float]:

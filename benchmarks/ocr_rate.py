@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.pdfwriter import lorem_pages, write_scan_pdf
 from pdfindex.api import PdfIndex
 from pdfindex.config import load_settings
 from pdfindex.extract import ocr
-from tests.pdfgen import _new_pdf, _render_scan, lorem_pages
 
 PAGE_CHARS = 250  # large print (36 pt): about what fits on one scanned page
 
@@ -32,12 +32,8 @@ def write_scans(folder: Path, pages: int, files: int) -> dict[str, list[str]]:
     per_file = -(-pages // files)
     for n in range(files):
         chunk = texts[n * per_file : (n + 1) * per_file]
-        pdf = _new_pdf()
-        for text in chunk:
-            pdf.add_page()
-            pdf.image(_render_scan(text), x=0, y=0, w=pdf.w)
         name = f"scan-{n:02d}.pdf"
-        (folder / name).write_bytes(bytes(pdf.output()))
+        write_scan_pdf(folder / name, chunk)
         printed[name] = chunk
     return printed
 
@@ -64,13 +60,12 @@ def main(argv: list[str] | None = None) -> int:
             seconds = time.monotonic() - started
             found = total = 0
             for name, pages in printed.items():
-                record = index.engine.record(name)
-                stored = index.engine.page_texts(record.slug)
-                for want, got in zip(pages, stored, strict=True):
+                _, stored = index.page_texts(name)
+                for want, (_, got) in zip(pages, stored, strict=True):
                     expected, seen = words(want), set(words(got))
                     total += len(expected)
                     found += sum(1 for w in expected if w in seen)
-            confidence = [index.engine.record(n).ocr_confidence for n in printed]
+            confidence = [index.find_record(n).ocr_confidence for n in printed]
         finally:
             index.close()
     result = {

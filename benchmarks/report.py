@@ -153,7 +153,7 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         "## Queries",
         "",
-        "Library = `PdfIndex.search` / `search_pdf` / `exact` (and `pdfindex.grep` for regex)"
+        "Library = `PdfIndex.search` / `search_pdf` / `exact` (and `search_in_file` for regex)"
         " in-process; MCP = the tool listed below the table, called through the SDK's stdio"
         " client against `pdfindex serve`; naive = seed 000's way"
         " (pdfminer.six `extract_text` of the whole PDF per query, then a case-insensitive find"

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import whoosh
 
-from pdfindex.engine.whoosh.store import Store
+from benchmarks.pdfwriter import lorem_pages
+from pdfindex.engine import open_engine
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
 from pdfindex.search.ranked import ranked_search
 from pdfindex.search.textmatch import index_text
-from tests.pdfgen import lorem_pages
 
 PAGES = 3000
 PER_DOC = 30
@@ -38,13 +38,23 @@ def median_ms(fn: Callable[[], object], runs: int = 30) -> float:
 
 def main() -> None:
     pages = lorem_pages(PAGES, seed=3)
-    store = Store(Path(tempfile.mkdtemp()))
+    store = open_engine(Path(tempfile.mkdtemp()), "whoosh")
     start = time.perf_counter()
     with store.writer(timeout=1) as writer:
         for first in range(0, PAGES, PER_DOC):
             chunk = pages[first : first + PER_DOC]
             record = FileRecord(
-                f"d{first}.pdf", f"d{first}", "t", len(chunk), 1, 0.0, "0", "ok", None, 0.0, "x"
+                path=f"d{first}.pdf",
+                slug=f"d{first}",
+                title="t",
+                pages=len(chunk),
+                size=1,
+                mtime=0.0,
+                sha256="0",
+                status="ok",
+                error=None,
+                indexed_at=0.0,
+                extractor="x",
             )
             writer.add_file(record, chunk, [index_text(p) for p in chunk])
     build = time.perf_counter() - start

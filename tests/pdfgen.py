@@ -15,16 +15,15 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import random
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from itertools import accumulate
 from pathlib import Path
 
 from fpdf import FPDF
-from PIL import Image, ImageDraw, ImageFont
 from pypdf import PdfReader, PdfWriter
+
+from benchmarks.pdfwriter import lorem_pages, render_scan
 
 PathArg = str | os.PathLike[str]
 
@@ -206,36 +205,6 @@ def write_corrupt_pdf(path: PathArg) -> Path:
 # Image-only ("scanned") PDFs
 # --------------------------------------------------------------------------
 
-SCAN_DPI: int = 200
-
-
-def _render_scan(text: str, dpi: int = SCAN_DPI) -> Image.Image:
-    """Draw text large and black-on-white, like a clean scan of one page."""
-    width = round(PAGE_WIDTH_PT / 72 * dpi)
-    height = round(PAGE_HEIGHT_PT / 72 * dpi)
-    margin = dpi  # one inch
-    font = ImageFont.truetype(str(find_unicode_font()), size=dpi // 2)
-    image = Image.new("L", (width, height), 255)
-    draw = ImageDraw.Draw(image)
-    lines: list[str] = []
-    for raw in text.split("\n"):
-        current = ""
-        for word in raw.split():
-            candidate = f"{current} {word}".strip()
-            if current and draw.textlength(candidate, font=font) > width - 2 * margin:
-                lines.append(current)
-                current = word
-            else:
-                current = candidate
-        lines.append(current)
-    y = margin
-    for line in lines:
-        draw.text((margin, y), line, fill=0, font=font)
-        y += round(font.size * 1.5)
-    # Threshold to pure black/white: crisp edges for the future OCR tests.
-    return image.point(lambda v: 0 if v < 128 else 255)
-
-
 def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711", pages: int = 1) -> Path:
     """Write pages that hold only a raster image of text and no text layer.
 
@@ -243,7 +212,7 @@ def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711", page
     """
     if pages < 1:
         raise ValueError("pages must be at least 1")
-    image = _render_scan(text)
+    image = render_scan(text)
     pdf = _new_pdf()
     for _ in range(pages):
         pdf.add_page()
@@ -255,71 +224,9 @@ def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711", page
 # Large pseudo-random documents
 # --------------------------------------------------------------------------
 
-# Roughly ordered by frequency; Zipf weights follow this order.  The words
-# "page", "marker", "transformer" and "architecture" are deliberately absent
-# so tests can search for them without hits from the filler text.
-VOCABULARY: tuple[str, ...] = tuple(
-    """
-the of and to a in is that it for was on are as with his they be at one have
-this from or had by not word but what some we can out other were all there when
-up use your how said an each she which do their time if will way about many then
-them write would like so these her long make thing see him two has look more day
-could go come did number sound no most people my over know water than call first
-who may down side been now find any new work part take get place made live where
-after back little only round man year came show every good me give our under
-name very through just form sentence great think say help low line differ turn
-cause much mean before move right boy old too same tell does set three want air
-well also play small end put home read hand port large spell add even land here
-must big high such follow act why ask men change went light kind off need house
-picture try us again animal point mother world near build self earth father head
-stand own should country found answer school grow study still learn plant cover
-food sun four between state keep eye never last let thought city tree cross farm
-hard start might story saw far sea draw left late run while press close night
-real life few north open seem together next white children begin got walk
-example ease paper group always music those both mark often letter until mile
-river car feet care second book carry took science eat room friend began idea
-fish mountain stop once base hear horse cut sure watch color face wood main
-enough plain girl usual young ready above ever red list though feel talk bird
-""".split()
-)
-
-_CUM_WEIGHTS: list[float] = list(accumulate(1.0 / rank for rank in range(1, len(VOCABULARY) + 1)))
-
-
-def _sentence(rng: random.Random) -> str:
-    """Build one English-like sentence from Zipf-weighted vocabulary."""
-    count = rng.randint(5, 16)
-    words = rng.choices(VOCABULARY, cum_weights=_CUM_WEIGHTS, k=count)
-    if count > 8 and rng.random() < 0.4:
-        comma = rng.randint(2, count - 3)
-        words[comma] += ","
-    words[0] = words[0].capitalize()
-    return " ".join(words) + ("?" if rng.random() < 0.08 else ".")
-
-
-def lorem_pages(n_pages: int, seed: int = 7, chars_per_page: int = 1800) -> list[str]:
-    """Return the page texts used by write_large_pdf, for brute-force checks.
-
-    Each page starts with the line "Page marker P0001" (1-based) followed by
-    paragraphs separated by "\\n"; each page is at least chars_per_page long.
-    """
-    rng = random.Random(seed)
-    pages: list[str] = []
-    for number in range(1, n_pages + 1):
-        parts = [f"Page marker P{number:04d}"]
-        length = len(parts[0])
-        paragraph: list[str] = []
-        while length < chars_per_page:
-            sentence = _sentence(rng)
-            paragraph.append(sentence)
-            length += len(sentence) + 1
-            if len(paragraph) >= rng.randint(4, 7):
-                parts.append(" ".join(paragraph))
-                paragraph = []
-        if paragraph:
-            parts.append(" ".join(paragraph))
-        pages.append("\n".join(parts))
-    return pages
+# The filler text is the benchmarks' (benchmarks/pdfwriter.py): "page", "marker",
+# "transformer" and "architecture" are not in its vocabulary, so tests can search for them
+# without hits from the filler.
 
 
 def write_large_pdf(path: PathArg, n_pages: int = 320, *, seed: int = 7) -> Path:

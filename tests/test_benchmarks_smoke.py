@@ -1,13 +1,16 @@
 """`python -m benchmarks --quick` runs end to end and reports every figure.
 
-Checks that the report has each figure and that a figure is None only where it is
-documented as not available (with a note saying why); never how fast anything is.
+Checks that the report has each figure, that a measured figure is a real number (or
+summary of numbers), and that a figure is None only where it is documented as not
+available (with a note saying why); never how fast anything is.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +30,17 @@ KINDS = (
     "exact_all_docs",
     "regex_one_doc",
 )
-EXACT = ("exact_one_doc", "exact_all_docs")
-QUERY_FIGURES = ("api", "mcp", "naive_s", "pdfgrep_s", "speedup_vs_naive", "speedup_vs_pdfgrep")
+BASELINE_KINDS = ("exact_one_doc", "exact_all_docs", "regex_one_doc")  # naive and pdfgrep
+NAIVE_KINDS = ("exact_one_doc", "regex_one_doc")  # all documents: too slow, estimated only
+QUERY_FIGURES = (
+    "hits",
+    "api",
+    "mcp",
+    "naive_s",
+    "pdfgrep_s",
+    "speedup_vs_naive",
+    "speedup_vs_pdfgrep",
+)
 FIGURES = [
     "machine.cores",
     "machine.memory_gb",
@@ -79,22 +91,35 @@ FIGURES = [
 
 
 def may_be_null(key: str) -> bool:
-    """Figures documented as possibly not available (each then carries a `_note`)."""
+    """Figures documented as possibly not available (each then carries a `_note`).
+
+    Live updates, the regex kind and every MCP tool are always measured now: a null for
+    them is a bug, not a missing feature.
+    """
     parts = key.split(".")
-    if key == "live_update.latency_s":
-        return True  # not yet available without live updates
     if parts[0] != "queries":
         return False
     kind, figure = parts[1], parts[2]
-    if kind == "regex_one_doc":
-        return True  # no regex tool yet
     if figure == "mcp":
-        return kind != "exact_one_doc"  # only search_pdf is an MCP tool
+        return kind == "exact_all_docs"  # search_pdf searches one document
     if figure in ("naive_s", "speedup_vs_naive"):
-        return kind != "exact_one_doc"  # naive re-parse: one document, exact only
+        return kind not in NAIVE_KINDS
     if figure in ("pdfgrep_s", "speedup_vs_pdfgrep"):
-        return True  # exact only, and pdfgrep may not be installed
+        return kind not in BASELINE_KINDS or shutil.which("pdfgrep") is None
     return False
+
+
+def assert_numbers(key: str, value: Any) -> None:
+    """A measured figure is a finite number, or a summary / latency dict of them."""
+    if isinstance(value, dict) and ({"median", "p50_ms"} & set(value)):
+        fields = ("min", "median", "max") if "median" in value else ("p50_ms", "p95_ms", "p99_ms")
+        for field in fields:
+            assert_numbers(f"{key}.{field}", value.get(field))
+        return
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        assert math.isfinite(value) and value >= 0, f"{key} = {value!r}"
+        return
+    assert isinstance(value, str | dict) and value, f"{key} = {value!r}: not a figure"
 
 
 def lookup(data: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
@@ -140,12 +165,14 @@ def test_quick_run_reports_every_figure(tmp_path: Path) -> None:
         if holder[last] is None:
             assert may_be_null(key), f"{key} is null but must be measured"
             assert holder.get(f"{last}_note"), f"{key} is null without a note"
+        else:
+            assert_numbers(key, holder[last])
     for package in ("pdfindex", "whoosh", "pypdfium2", "pdfminer.six", "mcp"):
         assert report["machine"]["versions"][package], package
     for kind in KINDS:
-        api = report["queries"][kind]["api"]
-        if api is not None:
-            assert {"p50_ms", "p95_ms", "p99_ms"} <= set(api)
+        assert {"p50_ms", "p95_ms", "p99_ms"} <= set(report["queries"][kind]["api"]), kind
+    assert report["live_update"]["latency_s"]["median"] > 0
+    assert report["queries"]["regex_one_doc"]["mcp_tool"] == "search_in_file"
     for stats in (report["build"]["wall_s"], report["rescan"]["no_change_api_s"]):
         assert {"min", "median", "max"} <= set(stats)
     assert report["corpus"]["pages"] >= 100

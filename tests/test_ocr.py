@@ -29,7 +29,7 @@ def write_mixed_pdf(path: Path) -> Path:
     pdf.multi_cell(0, 14, "An ordinary page with a text layer about harbours.")
     for text in ("QUARTERLY REPORT ZEPHYR 2031", "MINUTES OF THE BOARD MEETING"):
         pdf.add_page()
-        pdf.image(pdfgen._render_scan(text), x=0, y=0, w=pdfgen.PAGE_WIDTH_PT)
+        pdf.image(pdfgen.render_scan(text), x=0, y=0, w=pdfgen.PAGE_WIDTH_PT)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(bytes(pdf.output()))
     return path
