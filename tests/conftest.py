@@ -1,8 +1,12 @@
-"""Shared fixtures: real PDFs generated once per session, settings in temporary folders."""
+"""Shared fixtures: real PDFs generated once per session, settings in temporary folders;
+every test runs without the developer's PDFINDEX_* settings and fails if it leaks a thread."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,14 +17,51 @@ from pdfindex.config import Settings, load_settings
 from tests import pdfgen
 
 HYPHEN_TEXT = ("The transformer", "architecture", 8)  # -> "architec-" / "ture"
+ENV_PREFIX = "PDFINDEX_"
+THREAD_GRACE = 10.0  # seconds a thread may take to finish after the test that started it
+
+
+def _drop_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [n for n in os.environ if n.startswith(ENV_PREFIX)]:
+        monkeypatch.delenv(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_settings_from_the_environment() -> Iterator[None]:
+    """Session and module fixtures (built before any function fixture) never read the
+    developer's PDFINDEX_* settings either; they are back once the session ends."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _drop_settings(monkeypatch)
+        yield
 
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Tests never read the developer's PDFINDEX_* settings or their current folder."""
-    for name in ("ROOT", "FILES_DIR", "INDEX_DIR", "LOG_DIR", "EXTRACTOR", "TIMEOUT", "WORKERS"):
-        monkeypatch.delenv(f"PDFINDEX_{name}", raising=False)
+    """Tests never read PDFINDEX_* settings (set by the developer or left by an earlier
+    test) nor their current folder."""
+    _drop_settings(monkeypatch)
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads() -> Iterator[None]:
+    """Fail a test that leaves a thread running: one alive after the test (and its
+    function fixtures) that was not alive when it started.
+
+    Set up after every session and module fixture (pytest builds wider scopes first), so
+    their long-lived threads (a module's open AppContext: writer and watcher) count as
+    already there. A thread that is stopping gets THREAD_GRACE seconds: `join` waits on the
+    thread's own lock, no polling. pytest-timeout's timer (method "thread") is started
+    before and cancelled after this fixture, and AnyIO's worker threads stop once their
+    `anyio.run` returns: both need nothing special.
+    """
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + THREAD_GRACE
+    for thread in [t for t in threading.enumerate() if t not in before]:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    leaked = [t for t in threading.enumerate() if t not in before]
+    assert not leaked, f"threads left running: {leaked}"
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,6 @@
-"""Live updates (watchdog), crash safety, resource bounds and concurrent readers."""
+"""Live updates (watchdog), crash safety, resource bounds and concurrent readers.
+
+The server process (parallel calls while files land, SIGTERM) is in tests/test_server.py."""
 
 from __future__ import annotations
 
@@ -13,9 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from pdfindex.api import PdfIndex
 from pdfindex.indexer.live import LiveIndex
@@ -53,6 +53,7 @@ def live(index: PdfIndex) -> Iterator[LiveIndex]:
     assert live.caught_up.wait(30)
     yield live
     live.close()
+    # stricter than conftest's _no_leaked_threads: close() itself joins what start() began
     leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
     assert not leaked, f"threads left running: {leaked}"
 
@@ -193,57 +194,3 @@ def test_sigkill_in_the_elements_pass_leaves_a_consistent_index(tmp_path: Path) 
     assert summary.parsed == 0 and states() == {"done": 60}
     consistent(reader)
     reader.close()
-
-
-async def _parallel_calls_while_files_land(root: Path) -> list[dict]:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "pdfindex.cli", "serve", "--root", str(root)]
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        results: list[dict] = [{} for _ in range(16)]
-
-        async def one(i: int) -> None:
-            result = await session.call_tool(
-                "search_pdf", {"pdf_name": f"doc{i % 4:02d}", "query": "page marker", "topk": 3}
-            )
-            results[i] = result.structured_content
-
-        async def land_files() -> None:
-            for i in range(4, 8):
-                pdfgen.write_pdf(root / "files" / f"doc{i:02d}.pdf", [f"landed {i}"])
-                await anyio.sleep(0.1)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(land_files)
-            for i in range(16):
-                group.start_soon(one, i)
-        landed = await session.call_tool("search_pdf", {"pdf_name": "doc07", "query": "landed 7"})
-        results.append(landed.structured_content)
-    return results
-
-
-def test_sixteen_parallel_calls_while_the_watcher_commits(tmp_path: Path) -> None:
-    files = tmp_path / "files"
-    files.mkdir()
-    for i in range(4):
-        pdfgen.write_pdf(files / f"doc{i:02d}.pdf", [f"Page marker {i}\nmore", "Page marker two"])
-    results = anyio.run(_parallel_calls_while_files_land, tmp_path)
-    for result in results[:16]:
-        assert result["query_exists"] and len(result["matches"]) == 2, result
-    assert results[16]["query_exists"]  # waited for the watcher instead of "not indexed"
-
-
-def test_serve_stops_cleanly_on_sigterm_and_on_stdin_eof(tmp_path: Path) -> None:
-    pdfgen.write_pdf(tmp_path / "files" / "a.pdf", ["x"])
-    command = [sys.executable, "-m", "pdfindex.cli", "serve", "--root", str(tmp_path)]
-    process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    process.stderr.readline()  # the banner: the handler is in place from here on
-    time.sleep(0.5)
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 0
-    assert process.stdout.read() == b""  # nothing but protocol messages, and none were asked
-    eof = subprocess.run(command, input=b"", capture_output=True, timeout=60)
-    assert eof.returncode == 0 and eof.stdout == b""

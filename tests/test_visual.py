@@ -1,21 +1,21 @@
-"""Figures, tables and equations through a real MCP client talking to `pdfindex serve`:
-found at index time, searched, shown as images and described."""
+"""Figures, tables and equations through the MCP SDK's in-memory client: found at index
+time, searched, shown as images and described."""
 
 from __future__ import annotations
 
-import os
-import sys
+import shutil
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from pdfindex.api import PdfIndex
 from pdfindex.extract import ocr
 from pdfindex.tools.exact import search_pdf
 from tests import elementgen, pdfgen
-from tests.test_library import image_of, text_of
+from tests.conftest import make_settings
+from tests.mcpclient import InMemory, image_of, open_app, text_of
 
 
 @pytest.fixture(scope="module")
@@ -29,138 +29,111 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-async def _session(root: Path) -> dict[str, Any]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "pdfindex.cli", "serve", "--root", str(root)],
-        env=dict(os.environ),
-    )
-    out: dict[str, Any] = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-
-        async def call(key: str, tool: str, **args: Any) -> Any:
-            out[key] = await session.call_tool(tool, args)
-            return out[key]
-
-        await call("throughput", "search_visual_elements", query="throughput clients")
-        await call("tables", "search_visual_elements", query="results", element_type="table")
-        await call(
-            "one_doc", "search_visual_elements", query="architecture", document_slug="report"
-        )
-        await call("nothing", "search_visual_elements", query="zebra giraffe")
-        await call("bad_type", "search_visual_elements", query="x", element_type="photo")
-        await call("image", "get_element_image", document_slug="report", element_label="Table 2")
-        await call("page", "get_page_image", document_slug="report", page_number=3)
-        await call(
-            "abbrev", "get_element_image", document_slug="report", element_label="figure 2-1"
-        )
-        await call("unknown", "get_element_image", document_slug="report", element_label="Table 8")
-        await call("no_doc", "get_element_image", document_slug="nope", element_label="Table 2")
-        await call("table", "get_element_details", document_slug="report", element_label="Table 2")
-        await call(
-            "equation", "get_element_details", document_slug="report", element_label="Equation (3)"
-        )
-        await call(
-            "figure",
-            "get_element_details",
-            document_slug="report",
-            element_label="Figure 1",
-            page_number=2,
-        )
-        await call(
-            "wrong_page",
-            "get_element_details",
-            document_slug="report",
-            element_label="Figure 1",
-            page_number=5,
-        )
-        await call("info", "get_document_info", document_slug="report")
-        await call("prose_info", "get_document_info", document_slug="prose")
-        await call("status", "get_library_status")
-        await call("documents", "search_documents", query="system architecture", limit=5)
-        await call("scan", "search_pdf", pdf_name="scan", query="purchase order 5521")
-        await call("scan_info", "get_document_info", document_slug="scan")
-        await call("scan_page", "extract_pdf_page", file="scan.pdf", pages=[1])
-    return out
-
-
 @pytest.fixture(scope="module")
-def out(project: Path) -> dict[str, Any]:
-    return anyio.run(_session, project)
+def visual(project: Path) -> Iterator[InMemory]:
+    with open_app(make_settings(project)) as app:  # its catch-up ran the elements pass
+        yield InMemory(app)
 
 
-def test_search_visual_elements_gives_follow_up_keys(out: dict) -> None:
-    text = text_of(out["throughput"])
+def test_search_visual_elements_gives_follow_up_keys(visual: InMemory) -> None:
+    throughput, tables_result, one_doc, nothing, bad_type = visual.calls(
+        ("search_visual_elements", {"query": "throughput clients"}),
+        ("search_visual_elements", {"query": "results", "element_type": "table"}),
+        ("search_visual_elements", {"query": "architecture", "document_slug": "report"}),
+        ("search_visual_elements", {"query": "zebra giraffe"}),
+        ("search_visual_elements", {"query": "x", "element_type": "photo"}),
+    )
+    text = text_of(throughput)
     first = text.split("\n\n")[1]  # the best result
     assert first.startswith("[1] FIGURE: Figure 1") or first.startswith("[1] CHART: Figure 1")
     assert "  Page: 2" in first and "Caption: Figure 1: Throughput" in first
     assert "Document: report" in first or "Document: copy" in first
-    tables = text_of(out["tables"])
+    tables = text_of(tables_result)
     kinds = [line.split(":")[0] for line in tables.splitlines() if line.startswith("[")]
     assert kinds and set(kinds) == {f"[{n}] TABLE" for n in range(1, len(kinds) + 1)}
     assert "Table 2" in tables
-    one = text_of(out["one_doc"])
+    one = text_of(one_doc)
     assert one.split("\n\n")[1].startswith("[1] DIAGRAM: Figure 4")  # the caption weighs most
     assert "Document: copy" not in one
-    assert text_of(out["nothing"]).startswith("No visual elements match")
-    assert text_of(out["bad_type"]).startswith("Error: element_type must be one of")
+    assert text_of(nothing).startswith("No visual elements match")
+    assert text_of(bad_type).startswith("Error: element_type must be one of")
 
 
-def test_element_image_is_the_region_not_the_page(out: dict) -> None:
-    info = text_of(out["image"])
+def test_element_image_is_the_region_not_the_page(visual: InMemory) -> None:
+    image, page_image, abbrev = visual.calls(
+        ("get_element_image", {"document_slug": "report", "element_label": "Table 2"}),
+        ("get_page_image", {"document_slug": "report", "page_number": 3}),
+        ("get_element_image", {"document_slug": "report", "element_label": "figure 2-1"}),
+    )
+    info = text_of(image)
     assert info.startswith("Table: Table 2\nPage 3 of 7\nDocument: report")
-    region = image_of(out["image"])
-    page = image_of(out["page"])
+    region = image_of(image)
+    page = image_of(page_image)
     assert region.width < page.width * 0.8 and region.height < page.height * 0.4
     gray = region.convert("L")
     assert gray.getextrema()[0] < 100  # the table's rules and text: not blank
     # a ruled 3-column table at 150 dpi: at least as wide as its 330 pt of cells
     assert region.width >= 330 * 150 / 72
-    assert image_of(out["abbrev"]).width > 100  # "figure 2-1" finds "Fig. 2-1"
+    assert image_of(abbrev).width > 100  # "figure 2-1" finds "Fig. 2-1"
 
 
-def test_element_errors_say_what_there_is(out: dict) -> None:
-    unknown = text_of(out["unknown"])
+def test_element_errors_say_what_there_is(visual: InMemory) -> None:
+    unknown_result, no_doc, wrong_page = visual.calls(
+        ("get_element_image", {"document_slug": "report", "element_label": "Table 8"}),
+        ("get_element_image", {"document_slug": "nope", "element_label": "Table 2"}),
+        (
+            "get_element_details",
+            {"document_slug": "report", "element_label": "Figure 1", "page_number": 5},
+        ),
+    )
+    unknown = text_of(unknown_result)
     assert unknown.startswith("Error: No element 'Table 8'")
     assert "Table 2 (p. 3)" in unknown and "search_visual_elements" in unknown
-    assert text_of(out["no_doc"]).startswith("Error: Document 'nope' not found")
-    wrong = text_of(out["wrong_page"])
+    assert text_of(no_doc).startswith("Error: Document 'nope' not found")
+    wrong = text_of(wrong_page)
     assert wrong.startswith("Error: No element 'Figure 1' on page 5")
 
 
-def test_element_details(out: dict) -> None:
-    table = text_of(out["table"])
+def test_element_details(visual: InMemory) -> None:
+    table_result, equation_result, figure_result = visual.calls(
+        ("get_element_details", {"document_slug": "report", "element_label": "Table 2"}),
+        ("get_element_details", {"document_slug": "report", "element_label": "Equation (3)"}),
+        (
+            "get_element_details",
+            {"document_slug": "report", "element_label": "Figure 1", "page_number": 2},
+        ),
+    )
+    table = text_of(table_result)
     assert "Type: table" in table and "Caption: Table 2. Results" in table
     rows = [line for line in table.splitlines() if line.startswith("|")]
     cells = elementgen.TABLE_CELLS
     assert rows[0].replace(" ", "") == "|" + "|".join(cells[0]) + "|"
     assert len(rows) == len(cells) + 1  # header, separator, body rows
     assert all(word in table for row in cells for word in row)
-    equation = text_of(out["equation"])
+    equation = text_of(equation_result)
     assert "Type: equation" in equation and "\\alpha" in equation and "\\beta" in equation
-    figure = text_of(out["figure"])
+    figure = text_of(figure_result)
     assert "Page: 2" in figure and "Context:" in figure and "storage engine" in figure
 
 
-def test_document_info_and_status_count_elements(out: dict) -> None:
-    counts = out["info"].structured_content["indexed_elements"]
+def test_document_info_and_status_count_elements(visual: InMemory) -> None:
+    info, prose_info, status_result = visual.calls(
+        ("get_document_info", {"document_slug": "report"}),
+        ("get_document_info", {"document_slug": "prose"}),
+        ("get_library_status", {}),
+    )
+    counts = info.structured_content["indexed_elements"]
     assert counts["pages"] == 7
     assert counts["table"] >= 2 and counts["equation"] == 1
     assert counts["figure"] + counts["chart"] + counts["diagram"] >= 3
-    assert any(
-        s.startswith("elements (") for s in out["info"].structured_content["processing_stages"]
-    )
-    prose = out["prose_info"].structured_content["indexed_elements"]
+    assert any(s.startswith("elements (") for s in info.structured_content["processing_stages"])
+    prose = prose_info.structured_content["indexed_elements"]
     assert sum(v for k, v in prose.items() if k != "pages") == 0  # a reference, no caption
-    status = text_of(out["status"])
+    status = text_of(status_result)
     assert "Elements: " in status and "table" in status and "OCR: " in status
 
 
 def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
-    from pdfindex.api import PdfIndex
-    from tests.conftest import make_settings
-
     (tmp_path / "files").mkdir()
     elementgen.report_pdf(tmp_path / "files" / "report.pdf")
     index = PdfIndex(make_settings(tmp_path))
@@ -168,7 +141,8 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
         first = index.reindex(elements_should_stop=lambda: True)  # new changes keep arriving
         record = index.engine.record("report.pdf")
         assert first.added == 1 and search_pdf(index, "report", "storage engine")["query_exists"]
-        assert record.elements_state in ("pending", "done")  # at most one file was analysed
+        # the stop is polled after each file's elements are written: the only file is done
+        assert first.elements_files == 1 and record.elements_state == "done"
         second = index.reindex()
         assert second.parsed == 0  # the text is not read again
         record = index.engine.record("report.pdf")
@@ -192,10 +166,28 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
         index.close()
 
 
-def test_elements_switched_off(tmp_path: Path) -> None:
-    from pdfindex.api import PdfIndex
-    from tests.conftest import make_settings
+def test_a_stopped_elements_pass_leaves_the_rest_pending(tmp_path: Path) -> None:
+    (tmp_path / "files").mkdir()
+    elementgen.report_pdf(tmp_path / "files" / "first.pdf")
+    shutil.copy(tmp_path / "files" / "first.pdf", tmp_path / "files" / "second.pdf")
+    index = PdfIndex(make_settings(tmp_path))
 
+    def states() -> Counter[str]:
+        return Counter(r.elements_state for r in index.engine.catalog().values())
+
+    try:
+        first = index.reindex(elements_should_stop=lambda: True)
+        assert first.added == 2 and first.elements_files == 1
+        assert states() == {"done": 1, "pending": 1}
+        assert search_pdf(index, "second", "storage engine")["query_exists"]  # text first
+        second = index.reindex()
+        assert second.parsed == 0 and second.elements_files == 1
+        assert states() == {"done": 2}
+    finally:
+        index.close()
+
+
+def test_elements_switched_off(tmp_path: Path) -> None:
     (tmp_path / "files").mkdir()
     elementgen.report_pdf(tmp_path / "files" / "report.pdf")
     index = PdfIndex(make_settings(tmp_path, elements=False))
@@ -208,8 +200,8 @@ def test_elements_switched_off(tmp_path: Path) -> None:
         index.close()
 
 
-def test_search_documents_covers_pages_and_elements(out: dict) -> None:
-    text = text_of(out["documents"])
+def test_search_documents_covers_pages_and_elements(visual: InMemory) -> None:
+    text = text_of(visual.call("search_documents", query="system architecture", limit=5))
     pages, _, elements = text.partition("Figures, tables and equations whose caption matches:")
     assert "[1] TEXT: Page" in pages and "  Page: 6" in pages
     assert "DIAGRAM: Figure 4" in elements and "Caption: Figure 4: System architecture" in elements
@@ -218,11 +210,16 @@ def test_search_documents_covers_pages_and_elements(out: dict) -> None:
 
 
 @pytest.mark.skipif(not ocr.engine().available, reason="Tesseract is not installed")
-def test_a_scanned_pdf_is_found_through_search_pdf(out: dict) -> None:
-    found = out["scan"].structured_content
+def test_a_scanned_pdf_is_found_through_search_pdf(visual: InMemory) -> None:
+    scan, scan_info, scan_page = visual.calls(
+        ("search_pdf", {"pdf_name": "scan", "query": "purchase order 5521"}),
+        ("get_document_info", {"document_slug": "scan"}),
+        ("extract_pdf_page", {"file": "scan.pdf", "pages": [1]}),
+    )
+    found = scan.structured_content
     assert found["query_exists"] and "**PURCHASE ORDER 5521**" in found["matches"][0]
-    info = out["scan_info"].structured_content
+    info = scan_info.structured_content
     assert info["ocr"]["language"] == "eng" and info["ocr"]["pages"] == 1
     assert info["ocr"]["mean_confidence"] > 60
-    page = out["scan_page"].structured_content  # no layout to convert: its OCR text is
+    page = scan_page.structured_content  # no layout to convert: its OCR text is
     assert page["ocr_pages"] == [1] and "PURCHASE ORDER 5521" in page["content"]
