@@ -251,10 +251,10 @@ def test_fuzzy_expansion_equals_whoosh_terms_within(
 ) -> None:
     """The fast vocabulary scan finds exactly the words Whoosh's automaton finds
     (a Whoosh engine property: it reads the engine's own reader)."""
-    from pdfindex.engine.whoosh.vocabulary import page_words, within
+    from pdfindex.engine.whoosh.vocabulary import field_words, within
 
     reader = indexed.engine._searcher().reader()
-    vocabulary = page_words(reader)
+    vocabulary = field_words(reader, "content")
     word = list(data.draw(st.sampled_from(vocabulary)))
     for _ in range(data.draw(st.integers(0, 2))):
         at = data.draw(st.integers(0, len(word)))

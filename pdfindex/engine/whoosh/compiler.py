@@ -10,9 +10,8 @@ from whoosh import query as wq
 
 from pdfindex import query as pq
 
-# (field, word, distance) -> the index words of `field` within `distance` edits, or None
-# to leave the fuzzy word to Whoosh
-Expand = Callable[[str, str, int], list[str] | None]
+# (field, word, distance) -> the index words of `field` within `distance` edits
+Expand = Callable[[str, str, int], list[str]]
 
 
 def compile_query(
@@ -60,8 +59,6 @@ def _leaf(node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase, field: str, boost: f
 def _expand_fuzzy(query: wq.Query, expand: Expand) -> wq.Query:
     if isinstance(query, wq.FuzzyTerm):
         words = expand(query.fieldname, query.text, query.maxdist)
-        if words is None:
-            return query
         if not words:
             return wq.Term(query.fieldname, query.text, boost=query.boost)  # matches nothing
         return wq.Or([wq.Term(query.fieldname, w, boost=query.boost) for w in words])

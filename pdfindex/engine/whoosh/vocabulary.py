@@ -31,9 +31,9 @@ class GenerationCache:
             return self._value
 
 
-def page_words(reader: Any) -> list[str]:
-    """Every word of the page text."""
-    return [w.decode("utf-8") if isinstance(w, bytes) else w for w in reader.lexicon("content")]
+def field_words(reader: Any, field: str) -> list[str]:
+    """Every word of a text field (`content`: the page text)."""
+    return [w.decode("utf-8") if isinstance(w, bytes) else w for w in reader.lexicon(field)]
 
 
 def within(vocabulary: list[str], word: str, maxdist: int) -> list[str]:
