@@ -115,6 +115,8 @@ Node = Term | Fuzzy | Prefix | Phrase | And | Or | Not
 
 def any_of(nodes: list[Node]) -> Node:
     """Nodes joined as a question's words are: any counts, more rank higher."""
+    if not nodes:
+        raise InvalidQuery("the query has no letters or digits to search for")
     return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
 
 

@@ -224,11 +224,12 @@ def test_query_documents_with_a_session(samples: AppContext) -> None:
     ).structured_content
     pdfgen.write_pdf(samples.index.settings.files_dir / "fresh.pdf", ["Brand new kumquat harvest"])
     client.call("process_document", file_path="fresh.pdf", file_name="Fresh")
-    third, bad_id, unknown, bad_top_k, listed = client.calls(
+    third, bad_id, unknown, bad_top_k, no_words, listed = client.calls(
         ("query_documents", {"query": "kumquat harvest", "session_id": sid, "top_k": 2}),
         ("query_documents", {"query": "x", "session_id": "not-a-uuid"}),
         ("query_documents", {"query": "x", "session_id": "00000000-0000-4000-8000-000000000000"}),
         ("query_documents", {"query": "x", "top_k": 0}),
+        ("query_documents", {"query": "?!"}),  # no words: an error, no new session
         ("list_sessions", {}),
     )
     third = third.structured_content
@@ -251,8 +252,9 @@ def test_query_documents_with_a_session(samples: AppContext) -> None:
         (bad_id, "ValidationError"),
         (unknown, "SessionNotFoundError"),
         (bad_top_k, "ValidationError"),
+        (no_words, "ValidationError"),
     ):
-        assert result.structured_content["error"] == kind
+        assert result.structured_content.get("error") == kind, result
     (session,) = listed.structured_content["sessions"]
     assert session["query_count"] == 3 and session["session_id"] == first["session_id"]
 
