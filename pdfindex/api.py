@@ -37,7 +37,7 @@ class PdfIndex:
             raise ConfigError(f"cannot create index folder {settings.index_dir}: {exc}") from exc
         if not os.access(settings.index_dir, os.W_OK):
             raise ConfigError(f"index folder {settings.index_dir} is not writable")
-        self.engine = open_engine(settings.index_dir)
+        self.engine = open_engine(settings.index_dir, settings.engine)
         self.cache = ExtractionCache(settings.index_dir / "cache")
         self.indexer = Indexer(settings, self.engine, self.cache)
 
@@ -95,6 +95,7 @@ class PdfIndex:
             "files_dir": str(self.settings.files_dir),
             "index_dir": str(self.settings.index_dir),
             "extractor": self.settings.extractor,
+            "engine": self.engine.name,
             "ocr": self.ocr_status(catalog.values()),
             "elements": dict(
                 sum((Counter(r.elements) for r in catalog.values()), Counter()).most_common()

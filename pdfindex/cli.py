@@ -19,6 +19,7 @@ import click
 
 from pdfindex.api import PdfIndex
 from pdfindex.config import EXTRACTORS, Settings, load_settings
+from pdfindex.engine import engines
 from pdfindex.errors import PdfIndexError
 from pdfindex.logs import setup_logging
 from pdfindex.models import Summary
@@ -53,6 +54,12 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--files-dir", help="Folder of documents (default: ROOT/files).", **shared),
         click.option("--index-dir", help="Index folder (default: ROOT/index).", **shared),
         click.option("--log-dir", help="Folder for session logs (default: ROOT/logs).", **shared),
+        click.option(
+            "--engine",
+            type=click.Choice(engines()),
+            help="Index engine (default tantivy).",
+            **shared,
+        ),
         click.option(
             "--extractor",
             type=click.Choice(EXTRACTORS),
@@ -264,7 +271,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"cache size:  {info['cache_bytes'] / 1e6:.1f} MB")
     click.echo(f"last update: {info['last_update'] or 'never'}")
     click.echo(f"files:       {info['files_dir']}")
-    click.echo(f"index:       {info['index_dir']}")
+    click.echo(f"index:       {info['index_dir']} ({info['engine']} engine)")
     click.echo(f"ocr:         {index.describe_ocr(info['ocr'])}")
     elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
     pending = f" ({info['elements_pending']} documents pending)" if info["elements_pending"] else ""

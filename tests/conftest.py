@@ -14,10 +14,12 @@ import pytest
 
 from pdfindex.api import PdfIndex
 from pdfindex.config import Settings, load_settings
+from pdfindex.engine import DEFAULT_ENGINE, engines
 from tests import pdfgen
 
 HYPHEN_TEXT = ("The transformer", "architecture", 8)  # -> "architec-" / "ture"
 ENV_PREFIX = "PDFINDEX_"
+ENGINE = {"name": DEFAULT_ENGINE}  # the engine this pass of the suite runs on
 THREAD_GRACE = 10.0  # seconds a thread may take to finish after the test that started it
 
 
@@ -35,11 +37,22 @@ def _no_settings_from_the_environment() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True, params=engines())
+def index_engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The whole suite runs once per index engine. pytest runs every test of one engine,
+    then every test of the next; module fixtures are built anew for each, and read the
+    engine through make_settings (or PDFINDEX_ENGINE, for the CLI and `serve`)."""
+    ENGINE["name"] = request.param
+    yield request.param
+    ENGINE["name"] = DEFAULT_ENGINE
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Tests never read PDFINDEX_* settings (set by the developer or left by an earlier
-    test) nor their current folder."""
+    test) nor their current folder; PDFINDEX_ENGINE names this pass's engine."""
     _drop_settings(monkeypatch)
+    monkeypatch.setenv(f"{ENV_PREFIX}ENGINE", ENGINE["name"])
     monkeypatch.chdir(tmp_path)
 
 
@@ -95,7 +108,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def make_settings(root: Path, **overrides: object) -> Settings:
     (root / "files").mkdir(parents=True, exist_ok=True)
-    values = {"workers": 2, "timeout": 60.0, "lock_timeout": 2.0}
+    values = {"workers": 2, "timeout": 60.0, "lock_timeout": 2.0, "engine": ENGINE["name"]}
     values.update(overrides)
     return load_settings(values, root=root)
 
@@ -108,7 +121,9 @@ def files_root(tmp_path: Path, corpus: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Iterator[PdfIndex]:
+def indexed(
+    tmp_path_factory: pytest.TempPathFactory, corpus: Path, index_engine: str
+) -> Iterator[PdfIndex]:
     """A built index over the corpus, shared by read-only tests of a module."""
     root = tmp_path_factory.mktemp("root")
     shutil.copytree(corpus, root / "files")

@@ -36,6 +36,7 @@ RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 # Which part of pdfindex may import each foreign library (module or package prefix).
 OWNERS = {
     "whoosh": "engine.whoosh",
+    "tantivy": "engine.tantivy",
     "pdfminer": "extract.adapters.pdfminer",
     "mcp": "server",
     "click": "cli",

@@ -20,7 +20,7 @@ LEGACY = Path(__file__).parent / "data" / "legacy-index-v6"
 
 def test_an_index_from_before_the_move_opens_and_answers(tmp_path: Path) -> None:
     shutil.copytree(LEGACY, tmp_path, dirs_exist_ok=True)
-    index = PdfIndex(make_settings(tmp_path))
+    index = PdfIndex(make_settings(tmp_path, engine="whoosh"))  # the format-6 index is Whoosh
     try:
         catalog = index.engine.catalog()
         assert sorted(catalog) == ["notes.pdf", "sub/report.pdf"]

@@ -39,7 +39,7 @@ def write_samples(root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path, index_engine: str) -> Path:
     root = write_samples(tmp_path_factory.mktemp("library"))
     for i in range(23):  # enough documents for three pages of list_documents_paginated
         pdfgen.write_pdf(
@@ -50,7 +50,7 @@ def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def library(project: Path) -> Iterator[InMemory]:
+def library(project: Path, index_engine: str) -> Iterator[InMemory]:
     """The library project served with its watcher, shared by the tests that only read."""
     with open_app(make_settings(project, page_image_bytes=200_000), watch=True) as app:
         yield InMemory(app)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from whoosh.qparser import AndGroup, FuzzyTermPlugin, OrGroup, QueryParser
 
 from pdfindex.cli import main
-from pdfindex.engine import Engine, open_engine
+from pdfindex.engine import Engine, engines, open_engine
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
 from pdfindex.query import And, Fuzzy, Not, Or, Phrase, Prefix, Term, parse
@@ -120,9 +120,8 @@ PAGES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    engine = open_engine(tmp_path_factory.mktemp("engine"))
+def _filled(folder: Path, name: str) -> Engine:
+    engine = open_engine(folder, name)
     with engine.writer(timeout=5) as writer:
         for n in range(0, len(PAGES), 2):
             pages = PAGES[n : n + 2]
@@ -130,8 +129,23 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
                 f"d{n}.pdf", f"d{n}", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x"
             )
             writer.add_file(record, pages, [index_text(p) for p in pages])
+    return engine
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The Whoosh engine: these tests compare it with Whoosh's own parsers."""
+    engine = _filled(tmp_path_factory.mktemp("engine"), "whoosh")
     yield engine
     engine.close()
+
+
+@pytest.fixture(scope="module")
+def every_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Engine]]:
+    found = [_filled(tmp_path_factory.mktemp(name), name) for name in engines()]
+    yield found
+    for engine in found:
+        engine.close()
 
 
 def _atom(extras: bool = True) -> st.SearchStrategy[str]:
@@ -249,3 +263,19 @@ def test_element_search_ranks_as_before(
     )
     assert sorted((e["label"], round(score, 6)) for e, score in found) == before
     assert total == len(before)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=_expression(), any_word=st.booleans())
+def test_every_engine_finds_the_same_pages(
+    every_engine: list[Engine], text: str, any_word: bool
+) -> None:
+    """Engines rank differently (each its own BM25), but find the same pages."""
+    tree = parse(text, any_word=any_word)
+    found = [
+        sorted((h.path, h.page) for h in engine.ranked(tree, limit=100).hits)
+        for engine in every_engine
+    ]
+    assert all(pages == found[0] for pages in found), (text, found)

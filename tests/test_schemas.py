@@ -112,7 +112,9 @@ SEED_002_ERROR = {"status", "error", "message"}
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def session(
+    tmp_path_factory: pytest.TempPathFactory, index_engine: str
+) -> Iterator[dict[str, Any]]:
     """Tools listed and every call of CALLS answered, from one in-memory client."""
     settings = make_settings(
         tmp_path_factory.mktemp("schemas"), max_response_chars=BUDGET, elements=False, ocr=False

@@ -24,7 +24,7 @@ HANDSHAKE_VERSION = "2025-11-25"  # the newest version that starts with `initial
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path, index_engine: str) -> Path:
     tmp_path = tmp_path_factory.mktemp("project")
     files = tmp_path / "files"
     files.mkdir()
@@ -76,7 +76,7 @@ async def _session_calls(root: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def calls(project: Path) -> dict[str, Any]:
+def calls(project: Path, index_engine: str) -> dict[str, Any]:
     return anyio.run(_session_calls, project)
 
 

@@ -23,7 +23,7 @@ RUNAWAY_LINE = "a" * 40 + "!"  # ^(a|aa)+$ backtracks through ~10^8 ways of spli
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path, index_engine: str) -> Path:
     root = tmp_path_factory.mktemp("tools")
     files = root / "files"
     files.mkdir()
@@ -42,7 +42,7 @@ def project(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tools(project: Path) -> Iterator[InMemory]:
+def tools(project: Path, index_engine: str) -> Iterator[InMemory]:
     with open_app(make_settings(project, max_response_chars=20_000)) as app:
         yield InMemory(app)
 

@@ -19,7 +19,7 @@ from tests.mcpclient import InMemory, image_of, open_app, text_of
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, index_engine: str) -> Path:
     root = tmp_path_factory.mktemp("visual")
     (root / "files").mkdir()
     elementgen.report_pdf(root / "files" / "report.pdf")
@@ -30,7 +30,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def visual(project: Path) -> Iterator[InMemory]:
+def visual(project: Path, index_engine: str) -> Iterator[InMemory]:
     with open_app(make_settings(project)) as app:  # its catch-up ran the elements pass
         yield InMemory(app)
 

@@ -158,12 +158,14 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
-def open_engine(index_dir: Path, name: str | None = None) -> Engine:
-    """The engine `name` (the only one, when None) over the index in `index_dir`,
-    created when missing."""
+DEFAULT_ENGINE = "tantivy"
+
+
+def open_engine(index_dir: Path, name: str = DEFAULT_ENGINE) -> Engine:
+    """The engine `name` over the index in `index_dir` (created when missing); each engine
+    keeps its index in a folder of its own there, so a switch starts it empty and the
+    next reindex fills it from the extraction cache."""
     known = engines()
-    if name is None and len(known) == 1:
-        name = known[0]
     if name not in known:
         raise ConfigError(f"unknown index engine {name!r}: choose one of {', '.join(known)}")
     module = importlib.import_module(f"{__name__}.{name}")

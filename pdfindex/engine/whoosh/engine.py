@@ -14,10 +14,10 @@ from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
 from pdfindex.engine import RankedPages
+from pdfindex.engine.vocabulary import GenerationCache, within
 from pdfindex.engine.whoosh.compiler import compile_query
 from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
 from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, open_or_create
-from pdfindex.engine.whoosh.vocabulary import GenerationCache, field_words, within
 from pdfindex.engine.whoosh.writer import WhooshWriter
 from pdfindex.errors import IndexLocked
 from pdfindex.models import FileRecord, PageHit, PageRef
@@ -242,3 +242,8 @@ class WhooshEngine:
 def _not_page_docnums(searcher: Searcher) -> set[int]:
     """Document numbers of catalog records and elements."""
     return set(docnums(searcher, Or([Term("kind", FILE), Term("kind", ELEMENT)])))
+
+
+def field_words(reader: Any, field: str) -> list[str]:
+    """Every word of a text field (`content`: the page text)."""
+    return [w.decode("utf-8") if isinstance(w, bytes) else w for w in reader.lexicon(field)]

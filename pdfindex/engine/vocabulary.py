@@ -1,5 +1,5 @@
-"""Per-generation caches of one index: its page-text vocabulary (for fuzzy expansion)
-and the document numbers that are not pages (to mask ranked page searches)."""
+"""What engines share: a per-generation cache (a vocabulary, a mask, a file map is read
+once per commit) and typo expansion over a vocabulary with rapidfuzz."""
 
 from __future__ import annotations
 
@@ -29,11 +29,6 @@ class GenerationCache:
                 self._value = self._compute(source)
                 self._generation = generation
             return self._value
-
-
-def field_words(reader: Any, field: str) -> list[str]:
-    """Every word of a text field (`content`: the page text)."""
-    return [w.decode("utf-8") if isinstance(w, bytes) else w for w in reader.lexicon(field)]
 
 
 def within(vocabulary: list[str], word: str, maxdist: int) -> list[str]:

@@ -1,0 +1,396 @@
+"""The Tantivy engine: compiled (Rust), embedded; one writer and many reader processes,
+atomic commits (pdfindex.engine.Engine)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import tantivy
+from tantivy import FieldType, Occur, Query
+
+from pdfindex import query as pq
+from pdfindex.engine import RankedPages
+from pdfindex.engine.tantivy.compiler import compile_query
+from pdfindex.engine.tantivy.schema import ELEMENT, FILE, PAGE, open_or_create, path_id
+from pdfindex.engine.vocabulary import GenerationCache, within
+from pdfindex.errors import IndexLocked
+from pdfindex.models import FileRecord, PageHit, PageRef
+
+WRITER_HEAP = 128_000_000  # bytes the writer buffers before it writes a segment
+PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
+
+
+class TantivyEngine:
+    """Opens (or creates) the index in `folder`/tantivy; every read sees the last commit."""
+
+    name = "tantivy"
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.directory = folder / "tantivy"
+        self._index, self._schema = open_or_create(folder)
+        self._files = GenerationCache(self._read_files)
+        self._vocabulary = GenerationCache(
+            lambda searcher: [w for w, _ in searcher.terms_with_prefix("content", "", limit=None)]
+        )
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _searcher(self) -> tantivy.Searcher:
+        self._index.reload()
+        return self._index.searcher()
+
+    def _generation(self) -> int:
+        """Changes with every commit (Tantivy rewrites meta.json atomically)."""
+        try:
+            return (self.directory / "meta.json").stat().st_mtime_ns
+        except OSError:
+            return -1
+
+    def _term(self, field: str, value: str | int) -> Query:
+        return Query.term_query(self._schema, field, value)
+
+    def _all(self, searcher: tantivy.Searcher, query: Query) -> list[Any]:
+        """Addresses of every document matching `query`."""
+        if searcher.num_docs == 0:
+            return []
+        result = searcher.search(query, limit=searcher.num_docs, count=False)
+        return [address for _score, address in result.hits]
+
+    def _record_docs(self, searcher: tantivy.Searcher, query: Query) -> list[dict[str, Any]]:
+        return [json.loads(searcher.doc(a).get_first("record")) for a in self._all(searcher, query)]
+
+    def _read_files(self, searcher: tantivy.Searcher) -> dict[int, tuple[str, str]]:
+        """file id -> (path, slug), for every catalog record."""
+        records = self._record_docs(searcher, self._term("kind", FILE))
+        return {path_id(r["path"]): (r["path"], r["slug"]) for r in records}
+
+    # -- the catalog -----------------------------------------------------------------
+
+    def catalog(self) -> dict[str, FileRecord]:
+        records = self._record_docs(self._searcher(), self._term("kind", FILE))
+        return {r["path"]: FileRecord(**r) for r in records}
+
+    def record(self, path: str) -> FileRecord | None:
+        found = self._record_docs(self._searcher(), self._term("key", f"{FILE}:{path}"))
+        return FileRecord(**found[0]) if found else None
+
+    def record_by_slug(self, slug: str) -> FileRecord | None:
+        query = Query.boolean_query(
+            [(Occur.Must, self._term("kind", FILE)), (Occur.Must, self._term("slug", slug))]
+        )
+        found = self._record_docs(self._searcher(), query)
+        return FileRecord(**found[0]) if found else None
+
+    # -- pages -----------------------------------------------------------------------
+
+    def page_texts(self, slug: str) -> list[str]:
+        found = self.candidates(slug=slug)
+        return [found.text(ref) for ref in found.refs]
+
+    def candidates(
+        self,
+        slug: str | None = None,
+        terms: list[str] | None = None,
+        prefixes: list[str] | None = None,
+        any_of: list[list[str]] | None = None,
+        path: str | None = None,
+        phrases: list[list[str]] | None = None,
+    ) -> TantivyCandidates:
+        nodes: list[pq.Node] = [pq.Term(t) for t in terms or []]
+        nodes += [pq.Prefix(p) for p in prefixes or []]
+        nodes += [pq.Or(tuple(pq.Term(w) for w in group)) for group in any_of or []]
+        nodes += [pq.Phrase(tuple(words)) for words in phrases or []]
+        clauses = [
+            (Occur.Must, compile_query(node, self._schema, {"content": 1.0})) for node in nodes
+        ]
+        clauses.append((Occur.Must, self._term("kind", PAGE)))
+        if slug is not None:
+            clauses.append((Occur.Must, self._term("slug", slug)))
+        if path and not path.endswith("/"):
+            clauses.append((Occur.Must, self._term("path", path)))
+        searcher = self._searcher()
+        addresses = self._all(searcher, Query.boolean_query(clauses))
+        refs = self._refs(searcher, addresses)
+        found = [
+            (ref, address)
+            for ref, address in zip(refs, addresses, strict=True)
+            if not path or not path.endswith("/") or ref.path.startswith(path)
+        ]
+        found.sort(key=lambda pair: (pair[0].path, pair[0].page))
+        return TantivyCandidates(self, searcher, found)
+
+    def _refs(self, searcher: tantivy.Searcher, addresses: list[Any]) -> list[PageRef]:
+        if not addresses:
+            return []
+        files = self._files.get(searcher, self._generation())
+        ids = searcher.fast_field_values("file", addresses)
+        pages = searcher.fast_field_values("page", addresses)
+        return [PageRef(*files[i], page) for i, page in zip(ids, pages, strict=True)]
+
+    def page_address(self, searcher: tantivy.Searcher, slug: str, page: int) -> Any | None:
+        query = Query.boolean_query(
+            [
+                (Occur.Must, self._term("slug", slug)),
+                (Occur.Must, self._term("kind", PAGE)),
+                (
+                    Occur.Must,
+                    Query.range_query(self._schema, "page", FieldType.Integer, page, page),
+                ),
+            ]
+        )
+        hits = searcher.search(query, limit=1, count=False).hits
+        return hits[0][1] if hits else None
+
+    def ranked(
+        self,
+        query: pq.Node,
+        limit: int,
+        slug: str | None = None,
+        pages: tuple[int, int] | None = None,
+    ) -> RankedPages:
+        clauses = [
+            (Occur.Must, compile_query(query, self._schema, {"content": 1.0})),
+            (Occur.Must, self._term("kind", PAGE)),
+        ]
+        if slug:
+            clauses.append((Occur.Must, self._term("slug", slug)))
+        if pages:
+            page_range = Query.range_query(
+                self._schema, "page", FieldType.Integer, pages[0], pages[1]
+            )
+            clauses.append((Occur.Must, page_range))
+        searcher = self._searcher()
+        result = searcher.search(Query.boolean_query(clauses), limit=limit, count=True)
+        addresses = [address for _score, address in result.hits]
+        hits = [
+            PageHit(ref.path, ref.slug, ref.page, score, "", _text(searcher, address))
+            for ref, (score, address) in zip(
+                self._refs(searcher, addresses), result.hits, strict=True
+            )
+        ]
+        return RankedPages(result.count, hits, self._marked_terms(searcher, query))
+
+    def _marked_terms(self, searcher: tantivy.Searcher, node: pq.Node) -> set[str]:
+        """The index words the query stands for, for snippets to mark."""
+        terms: set[str] = set()
+        for leaf in pq.leaves(node):
+            if isinstance(leaf, pq.Term):
+                terms.add(leaf.text)
+            elif isinstance(leaf, pq.Phrase):
+                terms.update(leaf.words)
+            elif isinstance(leaf, pq.Prefix):
+                expanded = searcher.terms_with_prefix(
+                    "content", leaf.text, limit=PREFIX_TERMS_MARKED
+                )
+                terms.update(word for word, _count in expanded)
+            else:
+                terms.update(self.similar_terms(leaf.text, leaf.distance))
+        return terms
+
+    # -- elements --------------------------------------------------------------------
+
+    def elements(self, slug: str) -> list[dict[str, Any]]:
+        query = Query.boolean_query(
+            [(Occur.Must, self._term("kind", ELEMENT)), (Occur.Must, self._term("slug", slug))]
+        )
+        found = self._record_docs(self._searcher(), query)
+        return sorted(found, key=lambda e: (e["page"], e["bbox"][1], e["label"]))
+
+    def search_elements(
+        self,
+        query: pq.Node,
+        limit: int,
+        kind: str | None = None,
+        slug: str | None = None,
+        captions_only: bool = False,
+    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+        fields = {"ecaption": 2.0} if captions_only else {"ecaption": 2.0, "etext": 1.0}
+        clauses = [
+            (Occur.Must, compile_query(query, self._schema, fields)),
+            (Occur.Must, self._term("kind", ELEMENT)),
+        ]
+        if kind:
+            clauses.append((Occur.Must, self._term("etype", kind)))
+        if slug:
+            clauses.append((Occur.Must, self._term("slug", slug)))
+        searcher = self._searcher()
+        result = searcher.search(Query.boolean_query(clauses), limit=limit, count=True)
+        found = [
+            (json.loads(searcher.doc(address).get_first("record")), score)
+            for score, address in result.hits
+        ]
+        return result.count, found
+
+    # -- vocabulary ------------------------------------------------------------------
+
+    def similar_terms(self, word: str, maxdist: int) -> list[str]:
+        searcher = self._searcher()
+        if maxdist == 0:
+            return [word] if searcher.doc_freq("content", word) else []
+        return within(self._vocabulary.get(searcher, self._generation()), word, maxdist)
+
+    def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
+        found = self._searcher().terms_with_prefix("content", prefix, limit=most + 1)
+        return len(found) <= most
+
+    # -- writing and upkeep ----------------------------------------------------------
+
+    @contextmanager
+    def writer(self, timeout: float, clear: bool = False) -> Iterator[TantivyWriter]:
+        raw = self._open_writer(timeout)
+        wrapped = TantivyWriter(raw)
+        try:
+            if clear:
+                raw.delete_all_documents()
+                wrapped.changed = True
+            yield wrapped
+        except BaseException:
+            raw.rollback()
+            raise
+        else:
+            if wrapped.changed:
+                raw.commit()
+            else:
+                raw.rollback()
+        finally:
+            raw.wait_merging_threads()  # releases the writer lock
+
+    def _open_writer(self, timeout: float) -> tantivy.IndexWriter:
+        """The writer; another process's lock is waited for, up to `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
+            except ValueError as exc:
+                if "LockBusy" not in str(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise IndexLocked(
+                        f"another pdfindex process is writing the index in {self.folder} "
+                        f"(waited {timeout:g} s); try again when it has finished"
+                    ) from exc
+                time.sleep(0.05)
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.directory.iterdir() if f.is_file())
+
+    def segment_count(self) -> int:
+        return int(self._searcher().num_segments)
+
+    def close(self) -> None:
+        """Nothing to release: readers hold no lock, and the writer is closed per use."""
+
+
+def _text(searcher: tantivy.Searcher, address: Any) -> str:
+    return bytes(searcher.doc(address).get_first("text")).decode("utf-8")
+
+
+class TantivyCandidates:
+    """Candidate pages of one searcher, their texts loaded on demand from it."""
+
+    def __init__(
+        self, engine: TantivyEngine, searcher: tantivy.Searcher, found: list[tuple[PageRef, Any]]
+    ) -> None:
+        self._engine = engine
+        self._searcher = searcher
+        self.refs = [ref for ref, _ in found]
+        self._by_page = {(ref.slug, ref.page): address for ref, address in found}
+        self._texts: dict[tuple[str, int], str] = {}
+
+    def text(self, ref: PageRef) -> str:
+        text = self.page_text(ref.slug, ref.page)
+        assert text is not None  # every ref came from this searcher
+        return text
+
+    def page_text(self, slug: str, page: int) -> str | None:
+        key = (slug, page)
+        if key not in self._texts:
+            address = self._by_page.get(key)
+            if address is None:
+                address = self._engine.page_address(self._searcher, slug, page)
+                if address is None:
+                    return None
+            self._texts[key] = _text(self._searcher, address)
+        return self._texts[key]
+
+
+class TantivyWriter:
+    """Adds, replaces and removes a file's parts; `changed` tells the engine to commit."""
+
+    def __init__(self, raw: tantivy.IndexWriter) -> None:
+        self._raw = raw
+        self.changed = False
+
+    def _document(self, kind: str, owner: FileRecord, **fields: Any) -> tantivy.Document:
+        document = tantivy.Document()
+        document.add_text("key", f"{kind}:{owner.path}")
+        document.add_text("kind", kind)
+        document.add_text("path", owner.path)
+        document.add_text("slug", owner.slug)
+        document.add_integer("file", path_id(owner.path))
+        for name, value in fields.items():
+            if isinstance(value, int):
+                document.add_integer(name, value)
+            elif isinstance(value, bytes):
+                document.add_bytes(name, value)
+            else:
+                document.add_text(name, value.casefold())  # words as pdfindex.query sees them
+        return document
+
+    def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
+        self.changed = True
+        for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
+            self._raw.add_document(
+                self._document(PAGE, record, page=number, content=indexed, text=text.encode())
+            )
+        self._add_record(record)
+
+    def replace_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
+        self.remove_file(record.path)
+        self.add_file(record, pages, index_text)
+
+    def remove_file(self, path: str) -> None:
+        self.changed = True
+        for kind in (PAGE, FILE, ELEMENT):
+            self._raw.delete_documents_by_term("key", f"{kind}:{path}")
+
+    def replace_record(self, record: FileRecord) -> None:
+        self.changed = True
+        self._raw.delete_documents_by_term("key", f"{FILE}:{record.path}")
+        self._add_record(record)
+
+    def _add_record(self, record: FileRecord) -> None:
+        self._raw.add_document(self._document(FILE, record, record=_json(asdict(record))))
+
+    def add_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+        self.changed = True
+        for element in elements:
+            stored = {**element, "slug": record.slug, "path": record.path}
+            self._raw.add_document(
+                self._document(
+                    ELEMENT,
+                    record,
+                    etype=element["kind"],
+                    page=element["page"],
+                    ecaption=f"{element['label']}\n{element['caption']}",
+                    etext=f"{element['kind']}\n{element['context']}",
+                    record=_json(stored),
+                )
+            )
+
+    def set_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+        self.changed = True
+        self._raw.delete_documents_by_term("key", f"{ELEMENT}:{record.path}")
+        self.add_elements(record, elements)
+        self.replace_record(record)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
