@@ -32,6 +32,18 @@ def compile_pattern(pattern: str, case_sensitive: bool) -> regex.Pattern:
         raise InvalidQuery(f"invalid regular expression {pattern!r}: {exc}") from exc
 
 
+def page_filter(pattern: str, case_sensitive: bool) -> regex.Pattern | None:
+    """The pattern over a whole page, to skip pages no line of which can match with one
+    search instead of one per line. A match inside a line is a match inside its page, and
+    lines end at non-word characters, so this holds for any pattern that does not look at
+    line boundaries or around itself: with ^, $, \\A, \\Z, \\z, \\G or a (?...) group
+    (lookarounds, flags), None, and every line is searched."""
+    if any(mark in pattern for mark in ("(?", "^", "$", "\\A", "\\Z", "\\z", "\\G")):
+        return None
+    flags = regex.VERSION1 | (0 if case_sensitive else regex.IGNORECASE)
+    return regex.compile(pattern, flags)
+
+
 def search_in_file(
     index: PdfIndex,
     file: str,
@@ -48,20 +60,26 @@ def search_in_file(
         raise DocumentNotFound(f"{file!r} is not an indexed file; list_searchable_files shows them")
     matches: list[dict[str, Any]] = []
     deadline = time.monotonic() + TIME_LIMIT
+    whole_page = page_filter(pattern, case_sensitive)
+
+    def search(target: regex.Pattern, text: str) -> bool:
+        remaining = deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            return target.search(text, timeout=remaining) is not None
+        except TimeoutError as exc:
+            raise InvalidQuery(
+                f"pattern {pattern!r} took over {TIME_LIMIT:g} s (catastrophic backtracking?); "
+                "simplify it, e.g. avoid nested quantifiers like (a+)+"
+            ) from exc
+
     for page_number, text in enumerate(index.engine.page_texts(record.slug), start=1):
+        if whole_page is not None and not search(whole_page, text):
+            continue  # no line of this page can match
         lines = text.splitlines()
         for number, line in enumerate(lines, start=1):
-            try:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError
-                found = compiled.search(line, timeout=remaining) is not None
-            except TimeoutError as exc:
-                raise InvalidQuery(
-                    f"pattern {pattern!r} took over {TIME_LIMIT:g} s (catastrophic backtracking?); "
-                    "simplify it, e.g. avoid nested quantifiers like (a+)+"
-                ) from exc
-            if found:
+            if search(compiled, line):
                 matches.append(
                     {
                         "page": page_number,

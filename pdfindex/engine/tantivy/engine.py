@@ -175,11 +175,15 @@ class TantivyEngine:
                 self._refs(searcher, addresses), result.hits, strict=True
             )
         ]
-        return RankedPages(result.count, hits, self._marked_terms(searcher, query))
+        return RankedPages(result.count, hits, self._marked_terms(searcher, query, hits))
 
-    def _marked_terms(self, searcher: tantivy.Searcher, node: pq.Node) -> set[str]:
-        """The index words the query stands for, for snippets to mark."""
+    def _marked_terms(
+        self, searcher: tantivy.Searcher, node: pq.Node, hits: list[PageHit]
+    ) -> set[str]:
+        """The index words the query stands for, for snippets to mark; a fuzzy word's are
+        looked for in the hits' own words, not in the whole vocabulary."""
         terms: set[str] = set()
+        hit_words: list[str] | None = None
         for leaf in pq.leaves(node):
             if isinstance(leaf, pq.Term):
                 terms.add(leaf.text)
@@ -191,7 +195,9 @@ class TantivyEngine:
                 )
                 terms.update(word for word, _count in expanded)
             else:
-                terms.update(self.similar_terms(leaf.text, leaf.distance))
+                if hit_words is None:
+                    hit_words = sorted({w for hit in hits for w in pq.words(hit.text)})
+                terms.update(within(hit_words, leaf.text, leaf.distance))
         return terms
 
     # -- elements --------------------------------------------------------------------
