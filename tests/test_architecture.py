@@ -118,3 +118,22 @@ def test_the_contract_catches_a_violation() -> None:
     tree = ast.parse("from pdfindex.server import build_server\n")
     names = [n.removeprefix("pdfindex.") for n in imports(tree, "engine.whoosh.store")]
     assert any(RANK[top(n)] < RANK["engine"] for n in names)
+
+
+def test_searching_loads_no_pdf_library() -> None:
+    """`pdfindex search` opens the index without importing pdfminer or pypdfium2 (they
+    load with the first extraction), and the registry's extension table is the adapters'."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pdfindex.cli import main; from pdfindex.api import PdfIndex; "
+        "print(sorted(m for m in ('pdfminer', 'pypdfium2') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert loaded.stdout.strip() == "[]", loaded.stdout + loaded.stderr
+
+    from pdfindex.extract.adapters import _BY_NAME, _class
+
+    for name, (_module, _cls, extensions) in _BY_NAME.items():
+        assert tuple(_class(name).extensions) == extensions, name

@@ -3,29 +3,37 @@
 PDFs are read by the configured engine (pdfium or pdfminer, each the other's fallback);
 other formats by the adapter that lists their extension. Another format plugs in as one
 module with an adapter class added to _BY_NAME.
+
+The PDF libraries load when an adapter is first used, not with this registry: a process
+that only searches the index (`pdfindex search`) never pays for them.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from pdfindex.extract.adapters.base import Adapter
-from pdfindex.extract.adapters.pdfium import PdfiumAdapter
-from pdfindex.extract.adapters.pdfminer import PdfminerAdapter
-from pdfindex.extract.adapters.text import MarkdownAdapter, TextAdapter
 
 PDF_ENGINES = ("pdfium", "pdfminer")
-_BY_NAME: dict[str, type] = {
-    "pdfium": PdfiumAdapter,
-    "pdfminer": PdfminerAdapter,
-    "text": TextAdapter,
-    "markdown": MarkdownAdapter,
+# name -> (module, class, extensions)
+_BY_NAME: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "pdfium": ("pdfium", "PdfiumAdapter", (".pdf",)),
+    "pdfminer": ("pdfminer", "PdfminerAdapter", (".pdf",)),
+    "text": ("text", "TextAdapter", (".txt",)),
+    "markdown": ("text", "MarkdownAdapter", (".md", ".markdown")),
 }
+
+
+def _class(name: str) -> type:
+    module, cls, _extensions = _BY_NAME[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)  # type: ignore[no-any-return]
 
 
 def get_adapter(name: str) -> Adapter:
     """The adapter called `name`."""
-    return _BY_NAME[name]()
+    adapter: Adapter = _class(name)()
+    return adapter
 
 
 def fallback_for(name: str) -> str | None:
@@ -38,20 +46,21 @@ def adapter_name_for(path: str | Path, pdf_engine: str) -> str | None:
     suffix = Path(path).suffix.lower()
     if suffix == ".pdf":
         return pdf_engine
-    for name, cls in _BY_NAME.items():
-        if name not in PDF_ENGINES and suffix in cls.extensions:
+    for name, (_module, _cls, extensions) in _BY_NAME.items():
+        if name not in PDF_ENGINES and suffix in extensions:
             return name
     return None
 
 
 def supported_extensions() -> tuple[str, ...]:
-    return tuple(sorted({ext for cls in _BY_NAME.values() for ext in cls.extensions}))
+    return tuple(sorted({ext for *_names, extensions in _BY_NAME.values() for ext in extensions}))
 
 
 def describe(pdf_engine: str) -> list[dict[str, object]]:
     """Every adapter with its extensions and version, for adapters://list."""
     rows = []
-    for name, cls in _BY_NAME.items():
+    for name in _BY_NAME:
+        cls = _class(name)
         adapter = cls()
         role = (
             "index text for PDFs"
