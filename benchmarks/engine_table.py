@@ -1,0 +1,92 @@
+"""`python -m benchmarks.engine_table ROOT --engine NAME`: the latency table of issue 11
+(rare and common words, phrases of common words, a prefix, a typo, a question, boolean,
+exact search, search_pdf and a regex in one long document) on an already indexed root,
+in-process, with the process's RSS before and after opening a searcher.
+
+For a ≥ 40,000-page real corpus: `../shared/tools/make-corpus.sh` (CORPUS=DIR), then
+`pdfindex reindex --root ROOT --files-dir DIR/full --engine NAME`, then this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+QUESTION = "how do I change the page margins of my document"
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--engine", default="tantivy")
+    parser.add_argument("--files-dir", type=Path, help="files folder (default ROOT/files)")
+    parser.add_argument("--document", default="generic_pgf_pgfmanual", help="a long PDF's name")
+    parser.add_argument("--runs", type=int, default=6)
+    args = parser.parse_args()
+    started = rss_mb()
+    from pdfindex import PdfIndex, load_settings
+    from pdfindex.search.ranked import ranked_search
+    from pdfindex.tools.exact import search_pdf
+    from pdfindex.tools.grep import search_in_file
+
+    values: dict[str, object] = {"engine": args.engine}
+    if args.files_dir:
+        values["files_dir"] = args.files_dir
+    index = PdfIndex(load_settings(values, root=args.root))
+    imported = rss_mb()
+    index.search("hyphenation")
+    opened = rss_mb()
+
+    def ranked(text: str, any_word: bool = False) -> Callable[[], int]:
+        return lambda: ranked_search(index.engine, text, limit=10, any_word=any_word)[0]
+
+    doc = args.document
+    cases: list[tuple[str, Callable[[], int]]] = [
+        ("rare word `hyphenation`", ranked("hyphenation")),
+        ("common word `the`", ranked("the")),
+        ('`"of the"`', ranked('"of the"')),
+        ('`"the name of the"`', ranked('"the name of the"')),
+        ("prefix `con*`", ranked("con*")),
+        ("fuzzy `hypenaton~2`", ranked("hypenaton~2")),
+        (
+            "boolean `font AND (encoding OR glyph) AND NOT math`",
+            ranked("font AND (encoding OR glyph) AND NOT math"),
+        ),
+        ("question, any word", ranked(QUESTION, any_word=True)),
+        ("exact, all documents `page margins`", lambda: len(index.exact("page margins")[0])),
+        (f"`search_pdf` in {doc}", lambda: len(search_pdf(index, doc, "node distance")["matches"])),
+        (
+            f"regex `node\\s+distance` in {doc}",
+            lambda: search_in_file(index, f"{doc}.pdf", r"node\s+distance")["total_matches"],
+        ),
+    ]
+    print(f"| query ({args.engine}) | pages / matches | p50 ms | max ms |")
+    print("|---|---:|---:|---:|")
+    for name, call in cases:
+        found = call()  # warm-up
+        times = []
+        for _ in range(args.runs):
+            begin = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - begin) * 1000)
+        print(f"| {name} | {found:,} | {statistics.median(times):.2f} | {max(times):.2f} |")
+    print(
+        f"\nRSS: {started:.0f} MB at start, {imported:.0f} MB with pdfindex imported and the index "
+        f"open, {opened:.0f} MB after the first search, {rss_mb():.0f} MB at the end."
+    )
+    index.close()
+
+
+if __name__ == "__main__":
+    main()
