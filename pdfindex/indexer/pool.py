@@ -31,8 +31,12 @@ def _worker_main(
     each slow step, which restarts the time limit)."""
     os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
     from pdfindex.elements.detect import elements_of
+    from pdfindex.extract.adapters import fallback_for, get_adapter
     from pdfindex.extract.worker import extract_file
 
+    for name in (engine, fallback_for(engine)):  # the PDF libraries load on first use
+        if name:
+            get_adapter(name)
     _cap_memory(memory_mb)
     conn.send("ready")  # the time limit starts once imports are done
     while True:

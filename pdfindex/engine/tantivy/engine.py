@@ -22,7 +22,7 @@ from pdfindex.engine.vocabulary import GenerationCache, within
 from pdfindex.errors import IndexLocked
 from pdfindex.models import FileRecord, PageHit, PageRef
 
-WRITER_HEAP = 128_000_000  # bytes the writer buffers before it writes a segment
+WRITER_HEAP = 50_000_000  # bytes the writer buffers before it writes a segment (peak RSS)
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 
 
