@@ -276,3 +276,18 @@ def test_fuzzy_expansion_equals_whoosh_terms_within(
     expected = sorted(reader.terms_within("content", query, maxdist))
     assert within(vocabulary, query, maxdist) == expected
     assert indexed.engine.similar_terms(query, maxdist) == expected
+
+
+def test_a_query_holding_a_line_end_hyphen_finds_the_page(
+    tmp_path: Path, index_engine: str
+) -> None:
+    """The query `-\\nword c+` matches `word-\\nword c++` literally, though the index holds
+    `wordword`: its words must not narrow as a phrase (found by the property test)."""
+    engine = open_engine(tmp_path, index_engine)
+    record = FileRecord("h.pdf", "h", "t", 1, 1, 0.0, "0", "ok", None, 0.0, "x")
+    text = "word-\nword c++"
+    with engine.writer(timeout=1) as writer:
+        writer.add_file(record, [text], [index_text(text)])
+    matches, _ = exact_search(engine, "-\nword c+", limit=10, context_length=4)
+    assert [(m.path, m.start) for m in matches] == [("h.pdf", 4)]
+    engine.close()

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pdfindex.query import normalize_query
 
 HYPHENS = "-\u00ad\u2010"
+_HYPHEN_CHARS = tuple(HYPHENS)
 _LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
 _HYPHEN_BREAK = f"(?:[{HYPHENS}]{_LINE_BREAK})?"
 _JOINABLE = re.compile(rf"\w+(?:[{HYPHENS}]{_LINE_BREAK}\w+)+")
@@ -104,11 +105,17 @@ def required_phrases(query: str) -> list[list[str]]:
     previous_end = -1
     for match in _ASCII_WORD.finditer(text):
         start, end = match.span()
+        # A word next to a hyphen may be half of a word hyphenated at a line end in the
+        # page, which the index holds re-joined: it stays a required term, not a phrase word.
+        glued = text[:start].rstrip().endswith(_HYPHEN_CHARS) or text[end:].lstrip().startswith(
+            _HYPHEN_CHARS
+        )
         complete = (
             0 < start
             and end < len(text)
             and _is_boundary(text[start - 1])
             and _is_boundary(text[end])
+            and not glued
         )
         gap = text[previous_end:start] if previous_end >= 0 else ""
         if complete and current and gap and gap.isspace():
