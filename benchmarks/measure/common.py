@@ -15,6 +15,7 @@ from pdfindex.models import FileRecord
 WORD = re.compile(r"\w+")
 NO_MCP_NOTE = "no MCP tool yet"
 PDFGREP_MISSING = "pdfgrep not installed (apt-get install pdfgrep)"
+RECOLL_MISSING = "recoll not installed (apt-get install recoll)"
 EXACT_ONLY = "baselines answer exact substring and regex queries only"
 RANKED_KINDS = (
     "common_word",
@@ -38,6 +39,7 @@ class Plan:
     warm_runs: int = 1
     rescan_runs: int = 3
     cli_runs: int = 3
+    process_runs: int = 5  # whole `pdfindex search` / `recollq` processes per query kind
     query_min_runs: int = 5
     query_max_runs: int = 60
     query_budget_s: float = 6.0
@@ -59,6 +61,7 @@ class Plan:
             warm_runs=1,
             rescan_runs=2,
             cli_runs=2,
+            process_runs=3,
             query_min_runs=3,
             query_max_runs=8,
             query_budget_s=0.4,

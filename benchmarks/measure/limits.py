@@ -1,9 +1,10 @@
-"""2. Limits: each extraction engine alone and the Whoosh writer alone, in one process.
+"""2. Limits: each extraction engine alone (once, shared) and each index engine's writer
+alone (per index engine), in one process.
 
 The build cannot beat min(workers x pdfium rate, writer rate); as extraction and the
 writer share the cores, cores / (1/pdfium + 1/writer) is the tighter bound. The writer
-alone is the engine's writer on a fresh index (`open_engine`), below PdfIndex: the one
-place this benchmark drives the engine directly.
+alone is the index engine's writer on a fresh index (`open_engine`), below PdfIndex: the
+one place this benchmark drives an engine directly.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +63,24 @@ def agreement(a: Counter[str], b: Counter[str]) -> float:
     return round(sum((a & b).values()) / total, 4) if total else 0.0
 
 
-def measure_limits(
-    ws: Workspace, records: list[FileRecord], plan: Plan, build: dict[str, Any]
-) -> dict[str, Any]:
-    """Each engine's single-process extraction rate, the raw Whoosh writer rate, and the
-    build's limit min(cores x extraction rate, writer rate)."""
+@dataclass
+class WriterSample:
+    """The pdfium sample's records and extracted pages: every index engine's writer is
+    timed on the same text, extracted once."""
+
+    records: list[FileRecord]
+    pages: list[list[str]]
+
+    @property
+    def page_count(self) -> int:
+        return sum(r.pages for r in self.records)
+
+
+def measure_extraction(
+    ws: Workspace, records: list[FileRecord], plan: Plan
+) -> tuple[dict[str, Any], WriterSample]:
+    """Each extraction engine's single-process rate and their word agreement (shared by
+    the index engines), and the extracted sample the writers are then timed on."""
     cores = os.cpu_count() or 1
     workers = plan.workers or cores
     big = pick_sample(records, plan.pdfium_sample_pages, 10_000)
@@ -86,26 +101,9 @@ def measure_limits(
     miner_words = word_counts(p for doc in miner_texts for p in doc)
     pdfium_words = word_counts(p for doc in pdfium_small_texts for p in doc)
 
-    log(f"limits: raw Whoosh writer on {big_pages} pages")
-    engine_dir = Path(tempfile.mkdtemp(prefix="writer-", dir=ws.root))
-    engine = open_engine(engine_dir)
-    start = time.perf_counter()
-    with engine.writer(timeout=10) as writer:
-        for record, pages in zip(big, pdfium_texts, strict=True):
-            writer.add_file(record, pages, [index_text(p) for p in pages])
-    writer_s = time.perf_counter() - start
-    engine.close()
-    shutil.rmtree(engine_dir, ignore_errors=True)
-
     pdfium_rate = big_pages / pdfium_s
     miner_rate = small_pages / miner_s
-    writer_rate = big_pages / writer_s
-    extraction_limit = workers * pdfium_rate
-    limit = min(extraction_limit, writer_rate)
-    build_rate = build["pages_per_s"]["median"]
-    # Extraction and writing share the cores: pages cost 1/e + 1/w CPU-seconds each.
-    cpu_limit = cores / (1 / pdfium_rate + 1 / writer_rate)
-    return {
+    figures = {
         "cores": cores,
         "extraction_workers": workers,
         "pdfium_pages_per_s": round(pdfium_rate, 1),
@@ -115,18 +113,54 @@ def measure_limits(
         "pdfium_pages_per_s_on_pdfminer_sample": round(small_pages / pdfium_small_s, 1),
         "pdfminer_sample": {"files": len(small), "pages": small_pages},
         "pdfium_vs_pdfminer_speed": round((small_pages / pdfium_small_s) / miner_rate, 1),
-        "writer_pages_per_s": round(writer_rate, 1),
-        "writer_sample_pages": big_pages,
-        "extraction_limit_pages_per_s": round(extraction_limit, 1),
-        "build_limit_pages_per_s": round(limit, 1),
-        "bound_by": "extraction" if extraction_limit < writer_rate else "indexing (Whoosh writer)",
-        "build_share_of_limit": round(build_rate / limit, 3),
-        "shared_cpu_limit_pages_per_s": round(cpu_limit, 1),
-        "build_share_of_shared_cpu_limit": round(build_rate / cpu_limit, 3),
+        "extraction_limit_pages_per_s": round(workers * pdfium_rate, 1),
         "word_agreement": {
             "pdfminer_words_in_pdfium": agreement(miner_words, pdfium_words),
             "pdfium_words_in_pdfminer": agreement(pdfium_words, miner_words),
             "pdfminer_words": sum(miner_words.values()),
             "pdfium_words": sum(pdfium_words.values()),
         },
+    }
+    return figures, WriterSample(big, pdfium_texts)
+
+
+def measure_writer(
+    ws: Workspace,
+    sample: WriterSample,
+    extraction: dict[str, Any],
+    build: dict[str, Any],
+) -> dict[str, Any]:
+    """The workspace's index engine's writer alone on the sample (fresh index), and the
+    build's limits with it: min(workers x pdfium, writer) and the shared-cores bound."""
+    pages = sample.page_count
+    log(f"limits: raw {ws.engine} writer on {pages} pages")
+    engine_dir = Path(tempfile.mkdtemp(prefix="writer-", dir=ws.root))
+    engine = open_engine(engine_dir, ws.engine)
+    start = time.perf_counter()
+    with engine.writer(timeout=10) as writer:
+        for record, texts in zip(sample.records, sample.pages, strict=True):
+            writer.add_file(record, texts, [index_text(p) for p in texts])
+    writer_s = time.perf_counter() - start
+    engine.close()
+    shutil.rmtree(engine_dir, ignore_errors=True)
+
+    cores = extraction["cores"]
+    pdfium_rate = extraction["pdfium_pages_per_s"]
+    writer_rate = pages / writer_s
+    extraction_limit = extraction["extraction_limit_pages_per_s"]
+    limit = min(extraction_limit, writer_rate)
+    build_rate = build["pages_per_s"]["median"]
+    # Extraction and writing share the cores: pages cost 1/e + 1/w CPU-seconds each.
+    cpu_limit = cores / (1 / pdfium_rate + 1 / writer_rate)
+    return {
+        "engine": ws.engine,
+        "writer_pages_per_s": round(writer_rate, 1),
+        "writer_sample_pages": pages,
+        "build_limit_pages_per_s": round(limit, 1),
+        "bound_by": (
+            "extraction" if extraction_limit < writer_rate else f"indexing ({ws.engine} writer)"
+        ),
+        "build_share_of_limit": round(build_rate / limit, 3),
+        "shared_cpu_limit_pages_per_s": round(cpu_limit, 1),
+        "build_share_of_shared_cpu_limit": round(build_rate / cpu_limit, 3),
     }

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pdfindex
+from benchmarks.measure.recoll import recoll_version
 
 
 def machine(note: str | None) -> dict[str, Any]:
@@ -40,11 +41,13 @@ def machine(note: str | None) -> dict[str, Any]:
         "versions": {
             "pdfindex": pkg("pdfindex"),
             "whoosh": pkg("whoosh-reloaded") or pkg("whoosh"),
+            "tantivy": pkg("tantivy"),
             "pypdfium2": pkg("pypdfium2"),
             "pdfminer.six": pkg("pdfminer.six"),
             "mcp": pkg("mcp"),
             "fpdf2": pkg("fpdf2"),
             "pdfgrep": pdfgrep_version(),
+            "recoll": recoll_version(),
         },
         "pdfindex_source": pdfindex_source(),
         "note": note,

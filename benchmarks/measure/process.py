@@ -1,4 +1,5 @@
-"""Wall time, CPU time and peak memory of a pdfindex process and all its workers."""
+"""Wall time, CPU time and peak memory of a pdfindex process and all its workers, and of
+one short process (a `pdfindex search`, a `recollq`) as a whole."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 import re
 import resource
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -83,3 +86,53 @@ def run_measured(cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
         "processes_at_peak": sampler.peak_processes,
         "stdout": out,
     }
+
+
+# Spawns the command, waits for it and writes "wall maxrss_kb exit_code" to argv[1]. A
+# child's ru_maxrss includes the memory of whatever it was spawned from (the kernel keeps
+# the pre-exec peak), so a command spawned straight from this process would report at
+# least this process's size; from this small launcher, at least the launcher's (`rss_floor`).
+LAUNCHER = """
+import os, sys, time
+out, cmd = sys.argv[1], sys.argv[2:]
+start = time.perf_counter()
+pid = os.posix_spawnp(cmd[0], cmd, os.environ)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - start
+with open(out, "w") as f:
+    f.write(f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
+def run_short(
+    cmd: list[str], env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)
+) -> dict[str, Any]:
+    """Run a short single process: wall seconds from spawn to exit and its peak RSS as the
+    kernel counted it (`wait4`'s ru_maxrss), which 50 ms sampling would miss in a process
+    that lives 10 ms. Spawned from a small launcher (see LAUNCHER), whose start-up is not
+    timed. `ok` lists the accepted exit codes (1: found nothing)."""
+    with tempfile.TemporaryDirectory() as folder:
+        figures = Path(folder) / "figures"
+        proc = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", LAUNCHER, str(figures), *cmd],
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+        )
+        if proc.returncode != 0 or not figures.exists():
+            raise RuntimeError(f"launcher for {' '.join(cmd)} failed: {proc.stderr[-2000:]}")
+        wall, maxrss_kb, code = figures.read_text().split()
+    if int(code) not in ok:
+        raise RuntimeError(f"{' '.join(cmd)} exited {code}: {proc.stderr.strip()[-2000:]}")
+    return {
+        "wall_s": float(wall),
+        "peak_rss_mb": int(maxrss_kb) / 1024,  # kB on Linux
+        "exit_code": int(code),
+        "stdout": proc.stdout,
+    }
+
+
+def rss_floor_mb() -> float:
+    """The least peak RSS `run_short` can report: the launcher's own (running `true`)."""
+    return round(run_short(["true"])["peak_rss_mb"], 1)
