@@ -25,8 +25,6 @@ def engines() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
 
 
-
-
 class RankedPages(NamedTuple):
     """Ranked page hits: how many pages match, the best ones, and the index words the
     query stood for (prefixes and typos expanded) so snippets can mark them."""

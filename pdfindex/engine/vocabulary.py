@@ -4,7 +4,8 @@ once per commit) and typo expansion over a vocabulary with rapidfuzz."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from rapidfuzz import process
@@ -37,3 +38,25 @@ def within(vocabulary: list[str], word: str, maxdist: int) -> list[str]:
     (`terms_within`, pure Python) takes ~400 ms on 36,000 words, with the same answer."""
     found = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=maxdist, limit=None)
     return sorted(match for match, _distance, _index in found)
+
+
+class Vocabulary:
+    """An index's words kept compactly: one newline-joined string per word length (4 MB
+    for the 400,000 words of 48,000 pages, where a list of them holds ~80 MB), searched
+    only at the lengths a word with `maxdist` typos can have."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        by_length: dict[int, list[str]] = defaultdict(list)
+        for word in words:
+            by_length[len(word)].append(word)
+        self._by_length = {length: "\n".join(group) for length, group in by_length.items()}
+
+    def within(self, word: str, maxdist: int) -> list[str]:
+        """Words within `maxdist` edits of `word` (an edit changes the length by one at
+        most, so other lengths cannot match)."""
+        found: list[str] = []
+        for length in range(max(1, len(word) - maxdist), len(word) + maxdist + 1):
+            group = self._by_length.get(length)
+            if group:
+                found += within(group.split("\n"), word, maxdist)
+        return sorted(found)

@@ -18,7 +18,7 @@ from pdfindex import query as pq
 from pdfindex.engine import RankedPages
 from pdfindex.engine.tantivy.compiler import compile_query
 from pdfindex.engine.tantivy.schema import ELEMENT, FILE, PAGE, open_or_create, path_id
-from pdfindex.engine.vocabulary import GenerationCache, within
+from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked
 from pdfindex.models import FileRecord, PageHit, PageRef
 
@@ -37,7 +37,9 @@ class TantivyEngine:
         self._index, self._schema = open_or_create(folder)
         self._files = GenerationCache(self._read_files)
         self._vocabulary = GenerationCache(
-            lambda searcher: [w for w, _ in searcher.terms_with_prefix("content", "", limit=None)]
+            lambda searcher: Vocabulary(
+                word for word, _count in searcher.terms_with_prefix("content", "", limit=None)
+            )
         )
 
     # -- reading ---------------------------------------------------------------------
@@ -240,7 +242,8 @@ class TantivyEngine:
         searcher = self._searcher()
         if maxdist == 0:
             return [word] if searcher.doc_freq("content", word) else []
-        return within(self._vocabulary.get(searcher, self._generation()), word, maxdist)
+        vocabulary: Vocabulary = self._vocabulary.get(searcher, self._generation())
+        return vocabulary.within(word, maxdist)
 
     def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
         found = self._searcher().terms_with_prefix("content", prefix, limit=most + 1)

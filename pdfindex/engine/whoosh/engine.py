@@ -14,7 +14,7 @@ from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
 from pdfindex.engine import RankedPages
-from pdfindex.engine.vocabulary import GenerationCache, within
+from pdfindex.engine.vocabulary import GenerationCache, Vocabulary
 from pdfindex.engine.whoosh.compiler import compile_query
 from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
 from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, open_or_create
@@ -37,7 +37,9 @@ class WhooshEngine:
         self.whoosh_dir = folder / "whoosh"
         self._local = threading.local()
         self._vocabularies = {
-            field: GenerationCache(lambda reader, field=field: field_words(reader, field))
+            field: GenerationCache(
+                lambda reader, field=field: Vocabulary(field_words(reader, field))
+            )
             for field in ("content", "ecaption", "etext")
         }
         self._not_pages = GenerationCache(_not_page_docnums)
@@ -180,15 +182,16 @@ class WhooshEngine:
         s = self._searcher()
         if maxdist == 0:
             return [word] if ("content", word) in s.reader() else []
-        return within(self._words(s.reader(), "content"), word, maxdist)
+        return self._words(s.reader(), "content").within(word, maxdist)
 
     def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
         words = self._searcher().reader().expand_prefix("content", prefix)
         return sum(1 for _ in zip(words, range(most + 1), strict=False)) <= most
 
-    def _words(self, reader: Any, field: str) -> list[str]:
+    def _words(self, reader: Any, field: str) -> Vocabulary:
         """Every word of `field`, read once per index generation."""
-        return self._vocabularies[field].get(reader, reader.generation())  # type: ignore[no-any-return]
+        vocabulary: Vocabulary = self._vocabularies[field].get(reader, reader.generation())
+        return vocabulary
 
     def _expander(self, searcher: Searcher) -> Any:
         """Fuzzy expansion for the compiler, from the cached vocabularies: Whoosh's own
@@ -196,7 +199,7 @@ class WhooshEngine:
         reader = searcher.reader()
 
         def expand(field: str, word: str, distance: int) -> list[str]:
-            return within(self._words(reader, field), word, distance)
+            return self._words(reader, field).within(word, distance)
 
         return expand
 
