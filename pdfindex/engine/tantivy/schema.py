@@ -9,10 +9,11 @@ with no stop words and no length limit.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 import tantivy
+
+from pdfindex.engine.formats import record_format, stored_format
 
 FORMAT_VERSION = 1
 FORMAT_FILE = "pdfindex-format.json"
@@ -51,12 +52,7 @@ def open_or_create(folder: Path) -> tuple[tantivy.Index, tantivy.Schema]:
     (the extraction cache keeps the text, so a rebuild parses nothing)."""
     directory = folder / "tantivy"
     format_file = directory / FORMAT_FILE
-    current = None
-    if format_file.exists():
-        try:
-            current = json.loads(format_file.read_text()).get("format")
-        except (OSError, ValueError):
-            current = None
+    current = stored_format(format_file)
     schema = make_schema()
     if current == FORMAT_VERSION and tantivy.Index.exists(str(directory)):
         index = tantivy.Index.open(str(directory))
@@ -67,7 +63,7 @@ def open_or_create(folder: Path) -> tuple[tantivy.Index, tantivy.Schema]:
                     child.unlink()
         directory.mkdir(parents=True, exist_ok=True)
         index = tantivy.Index(schema, path=str(directory))
-        format_file.write_text(json.dumps({"format": FORMAT_VERSION}))
+        record_format(format_file, FORMAT_VERSION)
     analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+")).build()
     index.register_tokenizer(TOKENIZER, analyzer)
     return index, schema

@@ -3,7 +3,6 @@ per visual element, all in one index so a file's parts change in one commit."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from collections.abc import Iterator
@@ -13,6 +12,8 @@ from typing import Any
 from whoosh import index
 from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
+
+from pdfindex.engine.formats import record_format, stored_format
 
 FORMAT_VERSION = 6
 FORMAT_FILE = "pdfindex-format.json"
@@ -63,17 +64,12 @@ def open_or_create(folder: Path) -> Any:
     started empty (the extraction cache keeps the text, so a rebuild parses nothing)."""
     whoosh_dir = folder / "whoosh"
     format_file = folder / FORMAT_FILE
-    current = None
-    if format_file.exists():
-        try:
-            current = json.loads(format_file.read_text()).get("format")
-        except (OSError, ValueError):
-            current = None
+    current = stored_format(format_file)
     if current == FORMAT_VERSION and index.exists_in(whoosh_dir):
         return index.open_dir(str(whoosh_dir))
     if whoosh_dir.exists():
         shutil.rmtree(whoosh_dir)
     whoosh_dir.mkdir(parents=True)
     ix = index.create_in(str(whoosh_dir), make_schema())
-    format_file.write_text(json.dumps({"format": FORMAT_VERSION}))
+    record_format(format_file, FORMAT_VERSION)
     return ix
