@@ -15,17 +15,16 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import anyio
 import pytest
 from jsonschema import Draft202012Validator
-from mcp import Client
 from pydantic import TypeAdapter
 from typing_extensions import is_typeddict
 
-from pdfindex.server import TOOLS, AppContext, build_server
+from pdfindex.server import TOOLS
 from pdfindex.tools import results
 from tests import pdfgen
 from tests.conftest import make_settings
+from tests.mcpclient import InMemory, open_app
 
 # Every tool answering a JSON object, with the TypedDict it is annotated with.
 JSON_TOOLS: dict[str, Any] = {
@@ -123,18 +122,15 @@ def session(
     pdfgen.write_pdf(files / "report.pdf", ATTENTION, title="Attention Report")
     pdfgen.write_pdf(files / "sub" / "notes.pdf", ["Notes on attention. Short and plain."])
     pdfgen.write_corrupt_pdf(files / "corrupt.pdf")
-    app = AppContext.open(settings, watch=False).start()
-
-    async def run() -> dict[str, Any]:
-        async with Client(build_server(settings, app=app)) as client:
-            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-            answers = {label: await client.call_tool(tool, args) for label, tool, args in CALLS}
-        return {"tools": tools, "answers": answers}
-
-    try:
-        yield anyio.run(run)
-    finally:
-        app.close()
+    with open_app(settings) as app:
+        client = InMemory(app)
+        answers = client.calls(*((tool, args) for _label, tool, args in CALLS))
+        yield {
+            "tools": client.tools(),
+            "answers": {
+                label: answer for (label, _, _), answer in zip(CALLS, answers, strict=True)
+            },
+        }
 
 
 def strict(schema: dict[str, Any]) -> dict[str, Any]:
