@@ -1,7 +1,8 @@
 """Persistent extraction cache: page texts keyed by content hash + extractor version.
 
 A rename, a copy or `reindex --full` never re-parses bytes seen before. Failures that
-may be transient (timeouts, crashes) are not cached.
+may be transient (timeouts, crashes) are not cached. An entry written under older text
+rules (`TEXT_VERSION`) is normalised again as it is read: new rules cost no re-parse.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from pdfindex.extract.adapters.base import FAILED, Extraction
+from pdfindex.extract.adapters.base import FAILED, Extraction, clean_metadata
+from pdfindex.extract.text import TEXT_VERSION, normalize_text
 
 _CHUNK = 1 << 20
 
@@ -38,11 +40,22 @@ class ExtractionCache:
     def get(self, sha256: str, engine_version: str) -> Extraction | None:
         try:
             with gzip.open(self._file(sha256, engine_version), "rt", encoding="utf-8") as handle:
-                return Extraction.from_dict(json.load(handle))
+                data = json.load(handle)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError, EOFError):
+        except (OSError, ValueError, EOFError):
             return None  # a damaged entry is simply re-extracted
+        try:
+            extraction = Extraction.from_dict(data)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        if data.get("text_version") != TEXT_VERSION:
+            renormalize(extraction)
+            try:
+                self.put(sha256, engine_version, extraction)  # paid once, not at every read
+            except OSError:
+                pass  # a read-only cache still serves the renormalised text
+        return extraction
 
     def put(self, sha256: str, engine_version: str, extraction: Extraction) -> None:
         if extraction.status == FAILED:
@@ -67,3 +80,23 @@ class ExtractionCache:
             if self.folder.exists()
             else 0
         )
+
+
+_ELEMENT_TEXTS = ("label", "caption", "context")
+
+
+def renormalize(extraction: Extraction) -> None:
+    """Bring text cached under older rules to today's `normalize_text`, in place: pages,
+    metadata and the texts of visual elements."""
+    extraction.pages = [normalize_text(page) for page in extraction.pages]
+    extraction.metadata = clean_metadata(extraction.metadata)
+    for element in extraction.elements:
+        for key in _ELEMENT_TEXTS:
+            if isinstance(element.get(key), str):
+                element[key] = normalize_text(element[key])
+        if isinstance(element.get("cells"), list):
+            element["cells"] = [
+                [normalize_text(c) if isinstance(c, str) else c for c in row]
+                for row in element["cells"]
+                if isinstance(row, list)
+            ]

@@ -15,7 +15,9 @@ import tantivy
 
 from pdfindex.engine.formats import record_format, stored_format
 
-FORMAT_VERSION = 1
+# 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); an
+# index of 1 is started empty and refilled from the extraction cache, renormalised.
+FORMAT_VERSION = 2
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document

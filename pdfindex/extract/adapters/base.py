@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from pdfindex.extract.text import TEXT_VERSION, clean_metadata_value, normalize_text
 from pdfindex.models import FileStatus
 
 # Catalog statuses of a file, as plain strings (what the catalog stores).
@@ -28,8 +28,8 @@ PDF_METADATA_KEYS = {
 
 @dataclass
 class Extraction:
-    """What one extractor made of one file: page texts (NFKC) and metadata, plus what the
-    PDF enrichment added (OCR'd pages, visual elements)."""
+    """What one extractor made of one file: page texts (as `pdfindex.extract.text` stores
+    them) and metadata, plus what the PDF enrichment added (OCR'd pages, visual elements)."""
 
     status: str
     pages: list[str] = field(default_factory=list)
@@ -56,6 +56,7 @@ class Extraction:
             "elements": self.elements,
             "image_pages": self.image_pages,
             "notes": self.notes,
+            "text_version": TEXT_VERSION,  # the normalize_text rules the texts follow
         }
 
     @classmethod
@@ -89,9 +90,10 @@ class Adapter(Protocol):
         ...
 
 
-def normalize_text(text: str) -> str:
-    """Index-time normalisation: NFKC (ligatures become letters), otherwise as extracted."""
-    return unicodedata.normalize("NFKC", text)
+def clean_metadata(metadata: dict[str, str]) -> dict[str, str]:
+    """Metadata fields as clean single lines (no control bytes); empty ones dropped."""
+    cleaned = {key: clean_metadata_value(str(value)) for key, value in metadata.items() if value}
+    return {key: value for key, value in cleaned.items() if value}
 
 
 def status_of(pages: list[str]) -> str:
@@ -103,5 +105,5 @@ def finish(pages: list[str], metadata: dict[str, str], engine: str) -> Extractio
     texts = [normalize_text(p) for p in pages]
     status = status_of(texts)
     error = None if status == OK else "no text layer (image-only or blank pages)"
-    clean_meta = {k: normalize_text(str(v)).strip() for k, v in metadata.items() if v}
+    clean_meta = clean_metadata(metadata)
     return Extraction(status=status, pages=texts, metadata=clean_meta, error=error, engine=engine)

@@ -38,6 +38,7 @@ from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser
 from pdfminer.pdftypes import resolve1
+from pdfminer.utils import decode_text
 
 from pdfindex.errors import EncryptedDocument, PageOutOfRange
 from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish, normalize_text
@@ -54,10 +55,14 @@ def _open_document(handle: BinaryIO) -> PDFDocument:
 
 
 def _decode(value: object) -> str:
+    """A document-information string: UTF-16 or UTF-8 with their byte-order marks, else
+    PDFDocEncoding (not Latin-1: its 0x80-0x9f are dashes and quotes, not controls)."""
     if isinstance(value, bytes):
-        if value.startswith(b"\xfe\xff"):
-            return value[2:].decode("utf-16-be", errors="replace")
-        return value.decode("latin-1", errors="replace")
+        if value.startswith((b"\xfe\xff", b"\xff\xfe")):
+            return value.decode("utf-16", errors="replace")
+        if value.startswith(b"\xef\xbb\xbf"):
+            return value[3:].decode("utf-8", errors="replace")
+        return decode_text(value)
     return str(value)
 
 
