@@ -77,7 +77,9 @@ def test_questions_join_parts_with_any_word() -> None:
         ("co*n", "* is allowed only at the end of a word"),
         ("*", "prefix* applies to one word"),
         ("e.g*", "prefix* applies to one word"),
-        ("word~9", "typo distance must be a whole number 0 to 3"),
+        ("word~9", "typo distance must be a whole number 0 to 2"),
+        ("a~5", "typo distance must be a whole number 0 to 2"),
+        ("word~3", "typo distance must be a whole number 0 to 2"),
         ("word~x", "typo distance"),
         ("word^", "boost ^ must be a positive number"),
         ("word^-1", "boost ^-1 must be a positive number"),
@@ -211,7 +213,10 @@ def _whoosh_pages(engine: Engine, text: str, any_word: bool) -> list[tuple[str, 
 def test_same_pages_and_scores_as_whoosh_parser(engine: Engine, text: str, any_word: bool) -> None:
     ours = engine.ranked(parse(text, any_word=any_word), limit=100)
     found = sorted((h.path, h.page, round(h.score, 6)) for h in ours.hits)
-    assert found == _whoosh_pages(engine, text, any_word)
+    expected = _whoosh_pages(engine, text, any_word)
+    if "*" in text:  # a prefix scores a constant per page now (engine/whoosh/README.md)
+        found, expected = [f[:2] for f in found], [e[:2] for e in expected]
+    assert found == expected
     assert ours.total == len(found)
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from pdfindex.engine.whoosh.engine import WhooshEngine
 
 
-def open_index(folder: Path) -> WhooshEngine:
+def open_index(folder: Path, writer_memory_mb: int = 0) -> WhooshEngine:
     """The Whoosh index in `folder` (created, or started empty if of an older format)."""
-    return WhooshEngine(folder)
+    return WhooshEngine(folder, writer_memory_mb)
 
 
 __all__ = ["WhooshEngine", "open_index"]

@@ -9,48 +9,69 @@ from collections.abc import Callable
 from whoosh import query as wq
 
 from pdfindex import query as pq
+from pdfindex.engine.whoosh.postings import SetPrefix
 
 # (field, word, distance) -> the index words of `field` within `distance` edits
 Expand = Callable[[str, str, int], list[str]]
 
 
 def compile_query(
-    node: pq.Node, fields: list[str], expand: Expand, scale: float | None = None
+    node: pq.Node,
+    fields: list[str],
+    expand: Expand,
+    scale: float | None = None,
+    prefix: type[wq.Prefix] = SetPrefix,
 ) -> wq.Query:
     """The Whoosh query for `node` over `fields` (several: a word may match in any); with
     `scale`, each OR gives a coordination bonus to documents matching more of its parts.
+    A prefix matches as `prefix`: a constant score per page (SetPrefix), or Whoosh's own
+    Prefix (element search, whose short captions it scores as before).
 
     Normalised as Whoosh's own parser leaves its queries (nested groups of one kind
     flattened, repeated parts merged), then each fuzzy word replaced by the words it
     stands for: the order pdfindex has always used, so scores stay as they were."""
-    compiled = _compile(node, fields, 1.0, scale, None)
+    compiled = _compile(node, fields, 1.0, scale, None, prefix)
     if scale:  # the root is a scaled group, as Whoosh's parser made it; ORs merge into it
         compiled = wq.Or([compiled], scale=scale)
     return _expand_fuzzy(compiled.normalize(), expand)
 
 
 def _compile(
-    node: pq.Node, fields: list[str], boost: float, scale: float | None, here: float | None
+    node: pq.Node,
+    fields: list[str],
+    boost: float,
+    scale: float | None,
+    here: float | None,
+    prefix: type[wq.Prefix],
 ) -> wq.Query:
     """`here` is the scale of a multi-field OR made at this place: `scale` inside an OR
     (Whoosh's multi-field parser merged those into its scaled group), none below an AND
     or NOT."""
     if isinstance(node, pq.And):
-        return wq.And([_compile(c, fields, boost * node.boost, scale, None) for c in node.children])
+        return wq.And(
+            [_compile(c, fields, boost * node.boost, scale, None, prefix) for c in node.children]
+        )
     if isinstance(node, pq.Or):
-        children = [_compile(c, fields, boost * node.boost, scale, scale) for c in node.children]
+        children = [
+            _compile(c, fields, boost * node.boost, scale, scale, prefix) for c in node.children
+        ]
         return wq.Or(children, scale=scale)
     if isinstance(node, pq.Not):
-        return wq.Not(_compile(node.child, fields, boost, scale, None))
-    leaves = [_leaf(node, field, boost * node.boost) for field in fields]
+        return wq.Not(_compile(node.child, fields, boost, scale, None, prefix))
+    leaves = [_leaf(node, field, boost * node.boost, prefix) for field in fields]
     return leaves[0] if len(leaves) == 1 else wq.Or(leaves, scale=here)
 
 
-def _leaf(node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase, field: str, boost: float) -> wq.Query:
+def _leaf(
+    node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase,
+    field: str,
+    boost: float,
+    prefix: type[wq.Prefix],
+) -> wq.Query:
     if isinstance(node, pq.Term):
         return wq.Term(field, node.text, boost=boost)
     if isinstance(node, pq.Prefix):
-        return wq.Prefix(field, node.text, boost=boost)
+        return prefix(field, node.text, boost=boost)
     if isinstance(node, pq.Phrase):
         return wq.Phrase(field, list(node.words), slop=node.slop, boost=boost)
     return wq.FuzzyTerm(field, node.text, boost=boost, maxdist=node.distance, prefixlength=0)

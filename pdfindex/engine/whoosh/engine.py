@@ -15,7 +15,9 @@ from whoosh.writing import CLEAR
 
 from pdfindex.engine import RankedPages
 from pdfindex.engine.vocabulary import GenerationCache, Vocabulary
+from pdfindex.engine.whoosh.common import page_count, ranked_question, split_question
 from pdfindex.engine.whoosh.compiler import compile_query
+from pdfindex.engine.whoosh.postings import SetPrefix
 from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
 from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, open_or_create
 from pdfindex.engine.whoosh.writer import WhooshWriter
@@ -27,14 +29,19 @@ MAX_SEGMENTS = 12  # more than this after a commit: merge them (fuzzy and highli
 ELEMENT_SCALE = 0.9  # element search: matching more of the words ranks higher
 
 
+# What the writer pools in memory before it sorts a run to disk (Whoosh's `limitmb`).
+DEFAULT_WRITER_MB = 256
+
+
 class WhooshEngine:
     """Opens (or creates) the index in `folder`; searchers are per thread and refreshed."""
 
     name = "whoosh"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, writer_memory_mb: int = 0) -> None:
         self.folder = folder
         self.whoosh_dir = folder / "whoosh"
+        self.writer_memory_mb = writer_memory_mb or DEFAULT_WRITER_MB
         self._local = threading.local()
         self._vocabularies = {
             field: GenerationCache(
@@ -97,13 +104,13 @@ class WhooshEngine:
         # Only pages have content terms and a slug term (catalog records have neither),
         # so the long `kind` posting list is intersected only when nothing else narrows.
         clauses: list[Query] = [Term("content", t) for t in terms or []]
-        clauses += [Prefix("content", p) for p in prefixes or []]
+        clauses += [SetPrefix("content", p) for p in prefixes or []]
         clauses += [Or([Term("content", w) for w in group]) for group in any_of or []]
         clauses += [Phrase("content", words) for words in phrases or []]
         if slug is not None:
             clauses.append(Term("slug", slug))
         if path:
-            clauses.append(Prefix("path", path) if path.endswith("/") else Term("path", path))
+            clauses.append(SetPrefix("path", path) if path.endswith("/") else Term("path", path))
             clauses.append(Term("kind", PAGE))
         if not clauses:
             clauses.append(Term("kind", PAGE))
@@ -122,26 +129,34 @@ class WhooshEngine:
     ) -> RankedPages:
         s = self._searcher()
         compiled = compile_query(query, ["content"], self._expander(s))
-        clauses: list[Query] = [compiled]
+        filters: list[Query] = []
         if slug:
-            clauses.append(Term("slug", slug))
+            filters.append(Term("slug", slug))
         if pages:
-            clauses.append(NumericRange("page", pages[0], pages[1]))
+            filters.append(NumericRange("page", pages[0], pages[1]))
         # Masking the few catalog records and elements is cheaper than intersecting every
         # page. A plain set, not a mask query: Whoosh turns a query mask into a bitset whose
         # truth test scans every byte, once per hit, when it counts the results.
         mask = self._not_pages.get(s, s.reader().generation())
-        results = s.search(And(clauses), limit=limit, mask=mask)
-        hits = [
-            PageHit(hit["path"], hit["slug"], hit["page"], hit.score, "", hit["text"])
-            for hit in results
-        ]
+        question = split_question(s, compiled)
+        if question:
+            total, found = ranked_question(s, *question, filters, limit, mask)
+        else:
+            results = s.search(And([compiled, *filters]), limit=limit, mask=mask)
+            found = [(hit.docnum, hit.score) for hit in results]
+            total = page_count(s, compiled, filters, mask, results)
+        hits = []
+        for docnum, score in found:
+            stored = s.stored_fields(docnum)
+            hits.append(
+                PageHit(stored["path"], stored["slug"], stored["page"], score, "", stored["text"])
+            )
         terms = {
             text.decode() if isinstance(text, bytes) else text
             for field, text in compiled.existing_terms(s.reader(), expand=True)
             if field == "content"
         }
-        return RankedPages(len(results), hits, terms)
+        return RankedPages(total, hits, terms)
 
     # -- elements --------------------------------------------------------------------
 
@@ -166,7 +181,7 @@ class WhooshEngine:
         # Element search has always given a coordination bonus to elements matching more
         # of the words.
         clauses: list[Query] = [
-            compile_query(query, fields, self._expander(s), scale=ELEMENT_SCALE),
+            compile_query(query, fields, self._expander(s), scale=ELEMENT_SCALE, prefix=Prefix),
             Term("kind", ELEMENT),
         ]
         if kind:
@@ -208,7 +223,7 @@ class WhooshEngine:
     @contextmanager
     def writer(self, timeout: float, clear: bool = False) -> Iterator[WhooshWriter]:
         try:
-            raw = self._ix.writer(timeout=timeout, limitmb=256)
+            raw = self._ix.writer(timeout=timeout, limitmb=self.writer_memory_mb)
         except LockError as exc:
             raise IndexLocked(
                 f"another pdfindex process is writing the index in {self.folder} "

@@ -14,6 +14,7 @@ from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 
 from pdfindex.engine.formats import record_format, stored_format
+from pdfindex.engine.whoosh.storage import MappedStorage
 
 FORMAT_VERSION = 6
 FORMAT_FILE = "pdfindex-format.json"
@@ -66,10 +67,10 @@ def open_or_create(folder: Path) -> Any:
     format_file = folder / FORMAT_FILE
     current = stored_format(format_file)
     if current == FORMAT_VERSION and index.exists_in(whoosh_dir):
-        return index.open_dir(str(whoosh_dir))
+        return MappedStorage(str(whoosh_dir)).open_index()
     if whoosh_dir.exists():
         shutil.rmtree(whoosh_dir)
     whoosh_dir.mkdir(parents=True)
-    ix = index.create_in(str(whoosh_dir), make_schema())
+    ix = MappedStorage(str(whoosh_dir)).create_index(make_schema())
     record_format(format_file, FORMAT_VERSION)
     return ix

@@ -1,0 +1,161 @@
+"""Questions without scoring every common word, and page counts read from posting
+lists: the two halves of a ranked search that cost in proportion to the corpus.
+
+A question (an OR of plain words) is answered much as Lucene's CommonTermsQuery does:
+the pages holding one of its rarer words are ranked by them, and the best `limit` get
+what its common words (on more than COMMON_SHARE of the pages) add to their scores, so
+each hit carries the score the plain OR gives it. Pages holding common words only come
+after them, when the rarer words fill fewer than `limit` places. `total` then counts
+the pages holding a rarer word (the OR's true count would need every posting of every
+common word decoded, positions included: ~0.25 s at 48,000 pages).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whoosh import query as wq
+from whoosh.searching import Results, Searcher
+
+from pdfindex.engine.whoosh.postings import SetPrefix, union_ids
+from pdfindex.engine.whoosh.reader import docnums
+
+COMMON_SHARE = 0.05  # a word on more of the pages than this is common in a question
+
+
+def split_question(searcher: Searcher, query: wq.Query) -> tuple[list[Any], list[Any]] | None:
+    """(rarer words, common words) of an OR of plain page words that has common ones;
+    None for any other query. With every word common, the rarest one leads."""
+    if not isinstance(query, wq.Or) or query.scale is not None:
+        return None
+    words = query.subqueries
+    if len(words) < 2 or not all(isinstance(w, wq.Term) for w in words):
+        return None
+    if any(w.fieldname != "content" for w in words):
+        return None
+    reader = searcher.reader()
+    frequency = {w: reader.doc_frequency("content", w.text) for w in words}
+    cutoff = COMMON_SHARE * searcher.doc_count()
+    rare = [w for w in words if frequency[w] <= cutoff]
+    if len(rare) == len(words):
+        return None
+    if not rare:
+        rare = [min(words, key=lambda w: frequency[w])]
+    return rare, [w for w in words if w not in rare]
+
+
+def ranked_question(
+    searcher: Searcher,
+    rare: list[Any],
+    common: list[Any],
+    filters: list[wq.Query],
+    limit: int,
+    mask: set[int],
+) -> tuple[int, list[tuple[int, float]]]:
+    """(total, [(docnum, score)]) of the OR of `rare` and `common`, best first.
+
+    The best `limit` pages by their rarer words get their common words' scores added
+    (read for those pages only), and are ordered by the sum, the plain OR's score.
+    `total` counts the pages holding a rarer word; when those are fewer than `limit`,
+    the best pages holding only common words follow, and `total` is the OR's count."""
+    allowed = _allowed(searcher, filters)
+    with_rare = _ids(searcher, rare, allowed, mask)
+    results = searcher.search(wq.And([_any(rare), *filters]), limit=limit, mask=mask)
+    first = {hit.docnum: hit.score for hit in results}
+    added = _scores(searcher, common, sorted(first))
+    found = sorted(((n, s + added[n]) for n, s in first.items()), key=lambda p: (-p[1], p[0]))
+    if len(found) == limit:
+        return len(with_rare), found
+    rest = searcher.search(
+        wq.And([_any(common), *filters]), limit=limit - len(found), mask=mask | with_rare
+    )
+    found += [(hit.docnum, hit.score) for hit in rest]
+    return len(with_rare) + len(rest), found
+
+
+def _scores(searcher: Searcher, words: list[Any], docnums: list[int]) -> dict[int, float]:
+    """The scores `words` add to each of `docnums` (sorted), as an OR of them would: each
+    word's posting list is read only in the blocks holding those pages (a block of a
+    common word, positions included, costs ~0.2 ms to decode)."""
+    added = dict.fromkeys(docnums, 0.0)
+    for sub, offset in searcher.leaf_searchers():
+        local = [n - offset for n in docnums if offset <= n < offset + sub.doc_count_all()]
+        if not local:
+            continue
+        context = sub.context()
+        for word in words:
+            matcher = word.matcher(sub, context)
+            for n in local:
+                if not matcher.is_active():
+                    break
+                matcher.skip_to(n)
+                if matcher.is_active() and matcher.id() == n:
+                    added[n + offset] += matcher.score()
+    return added
+
+
+def page_count(
+    searcher: Searcher, query: wq.Query, filters: list[wq.Query], mask: set[int], results: Results
+) -> int:
+    """How many pages match: read from the posting lists for a word, a prefix or an OR of
+    them (Whoosh counts by stepping every match again), else as Whoosh counts."""
+    leaves = query.subqueries if isinstance(query, wq.Or) else [query]
+    if not all(isinstance(q, wq.Term | SetPrefix) and q.fieldname == "content" for q in leaves):
+        return len(results)
+    if isinstance(query, wq.Term) and not filters:  # only pages have content words
+        return _term_count(searcher, query)
+    return len(_ids(searcher, leaves, _allowed(searcher, filters), mask))
+
+
+def _term_count(searcher: Searcher, word: wq.Term) -> int:
+    """Pages holding `word`: its document frequency in each segment, its postings read
+    only where a segment has deleted pages."""
+    count = 0
+    for reader, _offset in searcher.reader().leaf_readers():
+        if (word.fieldname, word.text) not in reader:
+            continue
+        if reader.has_deletions():
+            count += len(union_ids(reader, word.fieldname, [_bytes(reader, word)]))
+        else:
+            count += reader.doc_frequency(word.fieldname, word.text)
+    return count
+
+
+def _bytes(reader: Any, word: wq.Term) -> bytes:
+    text: bytes = reader.schema[word.fieldname].to_bytes(word.text)
+    return text
+
+
+def _any(words: list[Any]) -> wq.Query:
+    """The OR of `words`, its matcher a tree of unions that skips to the pages asked
+    for: on a segment of 5,000 pages or fewer Whoosh would preload and score every
+    posting of every word (PreloadedOr), common ones included."""
+    if len(words) == 1:
+        return words[0]
+    any_of = wq.Or(words)
+    any_of.matcher_type = wq.Or.DEFAULT_MATCHER
+    return any_of
+
+
+def _allowed(searcher: Searcher, filters: list[wq.Query]) -> set[int] | None:
+    """The pages the filters (a document, a page range) let through; None for all."""
+    return set(docnums(searcher, wq.And(filters))) if filters else None
+
+
+def _ids(
+    searcher: Searcher, leaves: list[Any], allowed: set[int] | None, mask: set[int]
+) -> set[int]:
+    """Global document numbers holding any of the words or prefixes `leaves`."""
+    found: set[int] = set()
+    for reader, offset in searcher.reader().leaf_readers():
+        words: set[bytes] = set()
+        for leaf in leaves:
+            if isinstance(leaf, SetPrefix):
+                ids = leaf.ids_in(reader)
+                found.update((n + offset for n in ids) if offset else ids)
+            elif (leaf.fieldname, leaf.text) in reader:
+                words.add(_bytes(reader, leaf))
+        ids = union_ids(reader, "content", words)
+        found.update((n + offset for n in ids) if offset else ids)
+    found -= mask
+    return found & allowed if allowed is not None else found
