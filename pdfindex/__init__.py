@@ -11,7 +11,6 @@ not pay for the index engine.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from pdfindex import errors
@@ -21,17 +20,21 @@ from pdfindex.errors import PdfIndexError
 if TYPE_CHECKING:
     from pdfindex.api import PdfIndex
 
-try:
-    __version__ = version("pdfindex")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0"
-
 __all__ = ["PdfIndex", "PdfIndexError", "Settings", "errors", "load_settings", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
+    """PdfIndex and __version__ on first use: reading the package metadata costs every
+    command 13 ms, though only `--version` and the MCP handshake need it."""
     if name == "PdfIndex":
         from pdfindex.api import PdfIndex
 
         return PdfIndex
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("pdfindex")
+        except PackageNotFoundError:  # a source tree that was never installed
+            return "0.0.0"
     raise AttributeError(f"module 'pdfindex' has no attribute {name!r}")

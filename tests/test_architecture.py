@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
 
 # cli > server > tools > api > indexer > search | convert > engine | elements > extract >
-# layout > query | models | config | paths | logs > errors
+# layout > query | models | config | paths | logs | memory > errors
 LAYERS: list[list[str]] = [
     ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
     ["cli"],
@@ -28,7 +28,7 @@ LAYERS: list[list[str]] = [
     ["engine", "elements"],
     ["extract"],
     ["layout"],
-    ["query", "models", "config", "paths", "logs"],
+    ["query", "models", "config", "paths", "logs", "memory"],
     ["errors"],
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
@@ -137,3 +137,21 @@ def test_searching_loads_no_pdf_library() -> None:
 
     for name, (_module, _cls, extensions) in _BY_NAME.items():
         assert tuple(_class(name).extensions) == extensions, name
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["search", "--help"]])
+def test_version_and_help_load_no_engine_nor_sdk(argv: list[str]) -> None:
+    """`pdfindex --version` and `--help` start fast: the MCP SDK, the index engines and the
+    PDF libraries load only in the commands that use them."""
+    import subprocess
+    import sys
+
+    heavy = ("mcp", "tantivy", "whoosh", "pypdfium2", "pdfminer", "watchdog")
+    code = (
+        "import sys\nfrom pdfindex.cli import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules), file=sys.stderr)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.stderr.strip().splitlines()[-1] == "[]", run.stderr
+    assert "pdfindex" in run.stdout

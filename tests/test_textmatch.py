@@ -167,3 +167,17 @@ def test_required_terms_skip_fragments_at_query_ends() -> None:
     assert required_terms("the transformer architecture") == ["transformer"]
     assert required_terms("e.g. this") == ["g"]
     assert required_terms("c++") == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from(list("abß ẞİﬁŉǰΐΣςσ-]^\\")) | st.characters(), max_size=80))
+def test_fold_maps_every_folded_character_to_its_origin(text: str) -> None:
+    """fold's offset map equals the character-by-character definition (it walks only
+    the characters that expand, so the two must never differ)."""
+    folded, offsets = fold(text)
+    assert folded == text.casefold()
+    expected = [i for i, char in enumerate(text) for _ in char.casefold()] + [len(text)]
+    if offsets is None:
+        assert len(folded) == len(text)
+    else:
+        assert offsets == expected

@@ -159,15 +159,16 @@ class Engine(Protocol):
 DEFAULT_ENGINE = "tantivy"
 
 
-def open_engine(index_dir: Path, name: str = DEFAULT_ENGINE) -> Engine:
+def open_engine(index_dir: Path, name: str = DEFAULT_ENGINE, writer_memory_mb: int = 0) -> Engine:
     """The engine `name` over the index in `index_dir` (created when missing); each engine
     keeps its index in a folder of its own there, so a switch starts it empty and the
-    next reindex fills it from the extraction cache."""
+    next reindex fills it from the extraction cache. `writer_memory_mb` bounds what its
+    writer buffers (0: the engine's default)."""
     known = engines()
     if name not in known:
         raise ConfigError(f"unknown index engine {name!r}: choose one of {', '.join(known)}")
     module = importlib.import_module(f"{__name__}.{name}")
-    engine: Engine = module.open_index(index_dir)
+    engine: Engine = module.open_index(index_dir, writer_memory_mb=writer_memory_mb)
     return engine
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from pdfindex.errors import PdfIndexError
 from pdfindex.extract.adapters.base import FAILED, Extraction
 from pdfindex.extract.worker import ExtractOptions
+from pdfindex.memory import release_freed_memory
 
 ELEMENTS = "elements"  # the task name of an elements-pass job
 
@@ -55,6 +56,8 @@ def _worker_main(
         else:
             result = extract_file(Path(job), engine, options, heartbeat=beat)
         conn.send(result.to_dict())
+        del result
+        release_freed_memory()  # back to start-up size between files
 
 
 def _cap_memory(memory_mb: int) -> None:

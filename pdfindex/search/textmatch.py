@@ -35,10 +35,17 @@ def fold(text: str) -> tuple[str, list[int] | None]:
     folded = text.casefold()
     if len(folded) == len(text):
         return folded, None
+    # Walk only the characters that do not fold to one (ß -> ss): a page has a few among
+    # thousands, and a loop over every character cost more than the search itself.
+    expanding = "".join(c for c in set(text) if len(c.casefold()) != 1)
     offsets: list[int] = []
-    for index, char in enumerate(text):
-        offsets.extend([index] * len(char.casefold()))
-    offsets.append(len(text))
+    done = 0
+    for found in re.finditer(f"[{re.escape(expanding)}]", text):
+        index = found.start()
+        offsets.extend(range(done, index))
+        offsets.extend([index] * len(text[index].casefold()))
+        done = index + 1
+    offsets.extend(range(done, len(text) + 1))
     return folded, offsets
 
 
