@@ -1,27 +1,39 @@
-"""The library front: one object that the CLI and the MCP server both drive."""
+"""The library front: one object that the CLI and the MCP server both drive.
+
+The indexer (and with it the extraction and element-detection code) and the live updater
+load on first use, so a process that only searches (`pdfindex search`) starts fast.
+"""
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pdfindex.config import Settings
 from pdfindex.engine import open_engine
-from pdfindex.errors import ConfigError, DocumentNotFound, InvalidQuery, PageOutOfRange
-from pdfindex.extract import ocr
+from pdfindex.errors import (
+    ConfigError,
+    DocumentNotFound,
+    InvalidQuery,
+    PageOutOfRange,
+    PdfIndexError,
+)
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
-from pdfindex.extract.cache import ExtractionCache
-from pdfindex.indexer.live import LiveIndex
-from pdfindex.indexer.update import Indexer, Progress
 from pdfindex.models import ExactMatch, FileRecord, PageHit, Summary
-from pdfindex.paths import relative_posix, resolve_inside
-from pdfindex.search.exact import exact_search
+from pdfindex.paths import base_slug, check_folders, relative_posix, resolve_inside
+from pdfindex.search.exact import MAX_LIMIT, exact_search
 from pdfindex.search.ranked import ranked_search
+
+if TYPE_CHECKING:
+    from pdfindex.extract.cache import ExtractionCache
+    from pdfindex.indexer.live import LiveIndex
+    from pdfindex.indexer.update import Indexer, Progress, Step
 
 _PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
@@ -31,24 +43,69 @@ class PdfIndex:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        check_folders(settings.root, settings.files_dir, settings.index_dir)
         try:
             settings.index_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"cannot create index folder {settings.index_dir}: {exc}") from exc
         if not os.access(settings.index_dir, os.W_OK):
             raise ConfigError(f"index folder {settings.index_dir} is not writable")
-        self.engine = open_engine(settings.index_dir, settings.engine)
-        self.cache = ExtractionCache(settings.index_dir / "cache")
-        self.indexer = Indexer(settings, self.engine, self.cache)
+        self.engine = open_engine(
+            settings.index_dir, settings.engine, settings.writer_memory_mb
+        )
+        self._cache: ExtractionCache | None = None
+        self._indexer: Indexer | None = None
+        self._live: LiveIndex | None = None
+
+    @property
+    def cache(self) -> ExtractionCache:
+        if self._cache is None:
+            from pdfindex.extract.cache import ExtractionCache
+
+            self._cache = ExtractionCache(self.settings.index_dir / "cache")
+        return self._cache
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            from pdfindex.indexer.update import Indexer
+
+            self._indexer = Indexer(self.settings, self.engine, self.cache)
+        return self._indexer
 
     def live(
         self,
         watch: bool = True,
         quiet: float = 1.0,
         on_summary: Callable[[Summary], None] | None = None,
+        on_step: Callable[[Step], None] | None = None,
     ) -> LiveIndex:
         """A live index over this one (call `.start()`): catch-up scan, then the watcher."""
-        return LiveIndex(self.indexer, watch=watch, quiet=quiet, on_summary=on_summary)
+        from pdfindex.indexer.live import LiveIndex
+
+        self._live = LiveIndex(
+            self.indexer, watch=watch, quiet=quiet, on_summary=on_summary, on_step=on_step
+        )
+        return self._live
+
+    def indexing(self) -> str | None:
+        """What the live updater is doing now, in words (`start-up scan: indexing 120 of
+        300 files (page text)`), or None when it is idle or there is none. Never waits."""
+        live = self._live
+        if live is None or not live.pending:
+            return None
+        run = "start-up scan" if not live.caught_up.is_set() else "update"
+        step = live.step
+        if step is None:
+            return f"{run}: looking for changed files"
+        what = "page text" if step.stage == "text" else "figures, tables and equations"
+        current = f", last {step.path}" if step.path else ""
+        return f"{run}: indexing {step.done} of {step.total} files ({what}{current})"
+
+    def indexing_note(self) -> str:
+        """A sentence to add to 'not found' answers while indexing is under way."""
+        doing = self.indexing()
+        return f" (indexing is under way: {doing}; retry shortly)" if doing else ""
 
     def close(self) -> None:
         self.engine.close()
@@ -107,11 +164,13 @@ class PdfIndex:
         """OCR in one place (not per page): can it run, what it read, what it could not."""
         records = list(records)
         missing = [r for r in records if r.ocr_missing]
-        engine = ocr.engine()
+        from pdfindex.extract import ocr
+
+        engine = ocr.engine(self.settings.ocr_lang, self.settings.ocr_engine)
         reason = (
             "OCR is switched off (ocr = false)"
             if not self.settings.ocr
-            else ocr.unavailable_reason(self.settings.ocr_lang)
+            else ocr.unavailable_reason(self.settings.ocr_lang, self.settings.ocr_engine)
         )
         return {
             "enabled": self.settings.ocr,
@@ -149,20 +208,53 @@ class PdfIndex:
             return real, "."
 
     def find_record(self, name: str) -> FileRecord:
-        """A document by path under the files folder, by path without `.pdf`, or by slug."""
+        """A document by path under the files folder, by path without extension, or by
+        slug; an unknown name gets the closest names in the error."""
         key = name.strip()
+        record = self._lookup(key)
+        if record is not None:
+            return record
+        close = self.similar_documents(key)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise DocumentNotFound(
+            f"no indexed document {name!r}{hint}. Give a path under the files folder, "
+            "without extension, or a slug (list_documents or `pdfindex list` shows them)"
+            + self.indexing_note()
+        )
+
+    def _lookup(self, key: str) -> FileRecord | None:
         _, rel = self.resolve(key)
         for candidate in (rel, rel + ".pdf"):
             record = self.engine.record(candidate)
             if record is not None:
                 return record
-        record = self.engine.record_by_slug(key.lower())
-        if record is not None:
-            return record
-        raise DocumentNotFound(
-            f"no indexed document {name!r}; give a path under {self.settings.files_dir} "
-            "or a slug (`pdfindex stats` lists them)"
-        )
+        for slug in (key.lower(), base_slug(rel)):  # base_slug: `notes` for notes.txt
+            record = self.engine.record_by_slug(slug)
+            if record is not None:
+                return record
+        return None
+
+    def similar_documents(self, name: str, most: int = 3) -> list[str]:
+        """Paths of indexed documents whose path, stem or slug is close to `name`."""
+        key = name.strip().lower().removesuffix(".pdf")
+        names: dict[str, str] = {}  # a spelling -> its path
+        for record in self.engine.catalog().values():
+            for spelling in (record.path, str(Path(record.path).with_suffix("")), record.slug):
+                names.setdefault(spelling.lower(), record.path)
+        found = difflib.get_close_matches(key, list(names), n=most * 3, cutoff=0.5)
+        found += [n for n in names if key and key in n]  # a part of the name
+        return list(dict.fromkeys(names[n] for n in found))[:most]
+
+    def is_indexed(self, name: str) -> bool:
+        """Whether `name` (as find_record takes it) has a catalog record now."""
+        try:
+            return self._lookup(name.strip()) is not None
+        except PdfIndexError:
+            return False
+
+    def documents(self) -> list[FileRecord]:
+        """Every catalog record, by path."""
+        return sorted(self.engine.catalog().values(), key=lambda r: r.path)
 
     def page_texts(
         self, name: str, pages: str | None = None
@@ -193,6 +285,42 @@ class PdfIndex:
         return exact_search(
             self.engine, query, slug=slug, limit=limit, context_length=context_length
         )
+
+    def files_with(self, query: str, document: str | None = None) -> list[str]:
+        """Paths of the documents holding an exact occurrence of `query` (grep -l)."""
+        slug = self.find_record(document).slug if document else None
+        matches, more = exact_search(
+            self.engine, query, slug=slug, limit=MAX_LIMIT, context_length=0
+        )
+        paths = list(dict.fromkeys(m.path for m in matches))
+        if more:  # a document per query past the last path seen: one match each is enough
+            last = matches[-1].path
+            for record in self.documents():
+                if record.path > last and record.status == OK:
+                    hit, _ = exact_search(
+                        self.engine, query, slug=record.slug, limit=1, context_length=0
+                    )
+                    paths += [record.path] if hit else []
+        return paths
+
+    def match_lines(self, matches: list[ExactMatch]) -> list[str]:
+        """grep-style `path:page:line` for each line holding a match (once per line)."""
+        lines: list[str] = []
+        texts: dict[str, list[str]] = {}
+        seen: set[tuple[str, int, int]] = set()
+        for m in matches:
+            if m.slug not in texts:
+                texts[m.slug] = self.engine.page_texts(m.slug)
+            text = texts[m.slug][m.page - 1]
+            first = text.rfind("\n", 0, m.start) + 1
+            last = text.find("\n", m.end)
+            last = len(text) if last < 0 else last
+            if (m.path, m.page, first) in seen:
+                continue
+            seen.add((m.path, m.page, first))
+            shown = " ".join(text[first:last].split())  # a match across lines: one line
+            lines.append(f"{m.path}:{m.page}:{shown}")
+        return lines
 
 
 def parse_pages(spec: str | list[int], page_count: int) -> list[int]:

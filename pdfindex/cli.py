@@ -2,27 +2,41 @@
 method and formats the result (text for people, --json for scripts).
 
 Exit codes: 0 success, 1 a search found nothing, 2 an error (one line on stderr).
+
+Only click and the settings load at start; the index engine, the indexer and the MCP SDK
+load inside the commands that need them, so `--help`, `--version` and `search` start fast.
 """
 
 from __future__ import annotations
 
 import functools
-import json
+import pkgutil
 import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from pdfindex.api import PdfIndex
 from pdfindex.config import EXTRACTORS, Settings, load_settings
-from pdfindex.engine import engines
 from pdfindex.errors import PdfIndexError
-from pdfindex.logs import setup_logging
-from pdfindex.models import Summary
+from pdfindex.paths import check_folders
+
+if TYPE_CHECKING:
+    from pdfindex.api import PdfIndex
+    from pdfindex.indexer.update import Step
+    from pdfindex.models import FileRecord, Summary
+
+EMPTY_HINT = "0 pages indexed in {index} — run `pdfindex reindex` (or `pdfindex serve`) first"
+MAX_LIMIT = 1000  # as pdfindex.search.exact.MAX_LIMIT (not imported: it loads the engine)
+
+
+def _engine_names() -> list[str]:
+    """The subpackages of pdfindex.engine, found without importing any engine."""
+    folder = Path(__file__).with_name("engine")
+    return sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if m.ispkg)
 
 
 class CliError(click.ClickException):
@@ -56,7 +70,7 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--log-dir", help="Folder for session logs (default: ROOT/logs).", **shared),
         click.option(
             "--engine",
-            type=click.Choice(engines()),
+            type=click.Choice(_engine_names()),
             help="Index engine (default tantivy).",
             **shared,
         ),
@@ -84,9 +98,12 @@ def _settings(ctx: click.Context) -> Settings:
         flags = dict(meta.get(_FLAGS, {}))
         root = flags.pop("root", None)
         try:
-            meta["pdfindex.settings"] = load_settings(flags, root=root)
+            settings = load_settings(flags, root=root)
+            # Before anything is created: no index or log folder under a mistyped root.
+            check_folders(settings.root, settings.files_dir, settings.index_dir)
         except PdfIndexError as exc:
             raise CliError(str(exc)) from exc
+        meta["pdfindex.settings"] = settings
     return meta["pdfindex.settings"]
 
 
@@ -104,9 +121,18 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def open_index(ctx: click.Context) -> PdfIndex:
-    index = PdfIndex(_settings(ctx))
+    settings = _settings(ctx)
+    from pdfindex.api import PdfIndex
+
+    index = PdfIndex(settings)
     ctx.call_on_close(index.close)
     return index
+
+
+def _echo_json(payload: Any) -> None:
+    import json
+
+    click.echo(json.dumps(payload, indent=2, default=str))
 
 
 def _exit_cleanly(_signum: int, _frame: object) -> None:
@@ -115,7 +141,7 @@ def _exit_cleanly(_signum: int, _frame: object) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @common_options
-@click.version_option(package_name="pdfindex")
+@click.version_option(package_name="pdfindex", prog_name="pdfindex")
 def main() -> None:
     """pdfindex: search a folder of PDFs from a persistent full-text index.
 
@@ -143,9 +169,10 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
     # A SIGTERM while the MCP SDK loads (seconds on a busy machine) still exits cleanly;
     # run_server installs its own handler before it starts any thread.
     signal.signal(signal.SIGTERM, _exit_cleanly)
+    settings = _settings(ctx)  # a bad root is one line before the MCP SDK loads
+    from pdfindex.logs import setup_logging
     from pdfindex.server import serve as run_server  # the MCP SDK loads only when serving
 
-    settings = _settings(ctx)
     log_file = setup_logging(settings.log_dir)
     click.echo(f"pdfindex: serving {settings.files_dir} over stdio; log {log_file}", err=True)
     run_server(settings, watch=not no_watch)
@@ -156,12 +183,14 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
 @click.pass_context
 @handle_errors
 def watch(ctx: click.Context) -> None:
-    """Keep the index in step with the files folder, in the foreground (Ctrl-C stops).
+    """Keep the index in step with the files folder, in the foreground (Ctrl-C stops):
+    a line per file indexed, a summary line per update.
 
     \b
     Example:
       pdfindex watch --root ~/papers
     """
+    from pdfindex.logs import setup_logging
 
     settings = _settings(ctx)
     setup_logging(settings.log_dir)
@@ -172,11 +201,16 @@ def watch(ctx: click.Context) -> None:
         for path, reason in sorted(summary.failures.items()):
             click.echo(f"  failed: {path}: {reason}", err=True)
 
+    def step(step: Step) -> None:
+        if step.path:
+            what = "text" if step.stage == "text" else "elements"
+            click.echo(f"{time.strftime('%H:%M:%S')} {what} {step.done}/{step.total}: {step.path}")
+
     def terminate(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
-    live = index.live(on_summary=show).start()
+    live = index.live(on_summary=show, on_step=step).start()
     click.echo(f"watching {settings.files_dir} (Ctrl-C to stop)", err=True)
     try:
         while True:
@@ -188,21 +222,34 @@ def watch(ctx: click.Context) -> None:
         click.echo("stopped", err=True)
 
 
-def _progress_bar() -> tuple[Callable[[int, int], None], Callable[[], None]]:
-    """A progress callback drawing a bar on a terminal (stderr), silent otherwise."""
+_STAGE_LABELS = {"text": "page text", "elements": "figures, tables, equations"}
+
+
+def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
+    """A progress callback drawing a bar per pass (text, then elements) on a terminal
+    (stderr), naming the file just done; silent otherwise."""
     state: dict[str, Any] = {}
 
-    def update(done: int, total: int) -> None:
+    def finish() -> None:
+        bar = state.pop("bar", None)
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+    def update(step: Step) -> None:
         if not sys.stderr.isatty():
             return
-        if "bar" not in state:
-            state["bar"] = click.progressbar(length=total, label="extracting", file=sys.stderr)
+        if state.get("stage") != step.stage:
+            finish()
+            state["stage"] = step.stage
+            state["bar"] = click.progressbar(
+                length=step.total,
+                label=_STAGE_LABELS.get(step.stage, step.stage),
+                file=sys.stderr,
+                item_show_func=lambda path: path,
+            )
             state["bar"].__enter__()
-        state["bar"].update(1)
-
-    def finish() -> None:
-        if "bar" in state:
-            state["bar"].__exit__(None, None, None)
+        if step.done:
+            state["bar"].update(1, current_item=step.path)
 
     return update, finish
 
@@ -228,6 +275,8 @@ def reindex(ctx: click.Context, full: bool, commit_every: float, as_json: bool) 
       pdfindex reindex            # only what changed
       pdfindex reindex --full     # rebuild; re-parses nothing already cached
     """
+    from pdfindex.logs import setup_logging
+
     setup_logging(None)
     index = open_index(ctx)
     update, finish = _progress_bar()
@@ -236,7 +285,9 @@ def reindex(ctx: click.Context, full: bool, commit_every: float, as_json: bool) 
     finally:
         finish()
     if as_json:
-        click.echo(json.dumps(asdict(summary), indent=2))
+        from dataclasses import asdict
+
+        _echo_json(asdict(summary))
     else:
         _print_summary(summary)
 
@@ -262,7 +313,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     index = open_index(ctx)
     info = index.stats()
     if as_json:
-        click.echo(json.dumps(info, indent=2))
+        _echo_json(info)
         return
     counts = ", ".join(f"{n} {status}" for status, n in info["by_status"].items())
     click.echo(f"documents:   {info['documents']} ({counts})")
@@ -278,15 +329,76 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"elements:    {elements or 'none found'}{pending}")
     for problem in info["problems"]:
         click.echo(f"  {problem['status']}: {problem['path']}: {problem['reason']}")
+    if not info["documents"]:
+        click.echo(EMPTY_HINT.format(index=info["index_dir"]), err=True)
+
+
+@main.command(name="list")
+@common_options
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.pass_context
+@handle_errors
+def list_documents(ctx: click.Context, as_json: bool) -> None:
+    """The indexed documents: path, slug (the name library tools and --doc take), pages,
+    status (ok, empty, encrypted, failed) and the reason of a problem.
+
+    \b
+    Example:
+      pdfindex list --json
+    """
+    index = open_index(ctx)
+    records = index.documents()
+    if as_json:
+        _echo_json([_document_row(r) for r in records])
+    else:
+        width = max((len(r.path) for r in records), default=4)
+        slug_width = max((len(r.slug) for r in records), default=4)
+        for r in records:
+            reason = f"  {r.error}" if r.error and r.status != "ok" else ""
+            row = f"{r.path:<{width}}  {r.slug:<{slug_width}}  {r.pages:>5}  {r.status}"
+            click.echo(row + reason)
+    if not records:
+        click.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
+
+
+def _document_row(record: FileRecord) -> dict[str, Any]:
+    return {
+        "path": record.path,
+        "slug": record.slug,
+        "title": record.title,
+        "pages": record.pages,
+        "status": record.status,
+        "error": record.error,
+        "elements": record.elements_state,
+    }
 
 
 @main.command()
 @common_options
 @click.argument("query")
-@click.option("--doc", "document", help="Only this document (path, name without .pdf, or slug).")
-@click.option("--pages", help="Only these pages, e.g. '3-7' (ranked search).")
-@click.option("--limit", default=10, show_default=True, help="Maximum results.")
-@click.option("--exact", is_flag=True, help="Exact substring occurrences (search_pdf rules).")
+@click.option(
+    "--doc", "document", help="Only this document (path, path without extension, or slug)."
+)
+@click.option("--pages", help="Only these pages, e.g. '3-7' (ranked search only).")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, MAX_LIMIT),
+    default=10,
+    show_default=True,
+    help="Maximum results (pages; with --exact, occurrences).",
+)
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Exact substring occurrences (search_pdf rules), grep-style: path:page:line.",
+)
+@click.option(
+    "-l",
+    "--files-with-matches",
+    "files_only",
+    is_flag=True,
+    help="With --exact: print only the names of files with an occurrence.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 @click.pass_context
 @handle_errors
@@ -297,40 +409,107 @@ def search(
     pages: str | None,
     limit: int,
     exact: bool,
+    files_only: bool,
     as_json: bool,
 ) -> None:
-    """Search the index: words, "phrases", word~2 (fuzzy), AND/OR/NOT, prefix*.
+    """Search the index: words, "phrases", word~2 (fuzzy, at most 2), AND/OR/NOT, prefix*.
+
+    Ranked search prints pages best first; --exact prints each line holding an
+    occurrence as path:page:line (-l: file names only).
 
     \b
     Examples:
       pdfindex search 'transformer architecture'
       pdfindex search '"state of the art" OR sota' --doc papers/survey
       pdfindex search 'c++' --exact
+      pdfindex search 'hyphenation' --exact -l
     """
+    if files_only and not exact:
+        raise CliError("-l lists files with exact occurrences: add --exact")
+    if exact and pages:
+        raise CliError(
+            "--pages works with ranked search only; --exact searches whole documents "
+            "(narrow with --doc)"
+        )
     index = open_index(ctx)
+    if document:
+        _check_readable(index.find_record(document))
     if exact:
-        matches, more = index.exact(query, document=document, limit=limit)
-        if as_json:
-            payload = {"matches": [asdict(m) for m in matches], "more": more}
-            click.echo(json.dumps(payload, indent=2))
-        for n, m in enumerate(matches if not as_json else [], start=1):
-            context = " ".join(m.context.split())
-            click.echo(f"{n}. {m.path}  page {m.page}\n   {context}")
-        if more and not as_json:
-            click.echo(f"(more matches: raise --limit above {limit})")
-        if not matches and not as_json:
-            click.echo(f"no exact occurrence of {query!r}", err=True)
-        ctx.exit(0 if matches else 1)
+        found = _exact(index, query, document, limit, files_only, as_json)
+    else:
+        found = _ranked(index, query, document, pages, limit, as_json)
+    if not found and not index.documents():
+        click.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
+    ctx.exit(0 if found else 1)
+
+
+def _ranked(
+    index: PdfIndex,
+    query: str,
+    document: str | None,
+    pages: str | None,
+    limit: int,
+    as_json: bool,
+) -> bool:
     total, hits = index.search(query, limit=limit, document=document, pages=pages)
     if as_json:
+        from dataclasses import asdict
+
         rows = [{k: v for k, v in asdict(h).items() if k != "text"} for h in hits]
-        click.echo(json.dumps({"total": total, "hits": rows}, indent=2))
+        _echo_json({"total": total, "hits": rows})
     else:
         for n, hit in enumerate(hits, start=1):
             snippet = " ".join(hit.snippet.split())
             click.echo(f"{n}. {hit.path}  page {hit.page}  (score {hit.score:.2f})\n   {snippet}")
         click.echo(f"{len(hits)} of {total} pages")
-    ctx.exit(0 if hits else 1)
+    return bool(hits)
+
+
+def _exact(
+    index: PdfIndex,
+    query: str,
+    document: str | None,
+    limit: int,
+    files_only: bool,
+    as_json: bool,
+) -> bool:
+    """Exact occurrences: JSON, grep-style lines, or (-l) the files holding one."""
+    if files_only:
+        paths = index.files_with(query, document=document)
+        if as_json:
+            _echo_json({"files": paths})
+        for path in paths if not as_json else []:
+            click.echo(path)
+        found = bool(paths)
+    else:
+        matches, more = index.exact(query, document=document, limit=limit)
+        if as_json:
+            from dataclasses import asdict
+
+            _echo_json({"matches": [asdict(m) for m in matches], "more": more})
+        else:
+            for line in index.match_lines(matches):
+                click.echo(line)
+            if more:
+                click.echo(f"(more occurrences: raise --limit above {limit})", err=True)
+        found = bool(matches)
+    if not found and not as_json:
+        click.echo(f"no exact occurrence of {query!r}", err=True)
+    return found
+
+
+def _check_readable(record: FileRecord) -> None:
+    """--exact on one document whose text could not be read says why, not 'no
+    occurrence'."""
+    if record.status == "encrypted":
+        raise CliError(
+            f"{record.path} is encrypted: its text could not be read without a password, "
+            "so it cannot be searched"
+        )
+    if record.status == "failed":
+        raise CliError(f"{record.path} could not be read, so it cannot be searched: {record.error}")
+    if record.status == "empty":
+        raise CliError(f"{record.path} has no text layer to search ({record.error or 'no text'})")
 
 
 @main.command()
@@ -349,8 +528,7 @@ def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> 
     """
     record, texts = open_index(ctx).page_texts(file, pages)
     if as_json:
-        payload = {"path": record.path, "pages": [{"page": n, "text": t} for n, t in texts]}
-        click.echo(json.dumps(payload, indent=2))
+        _echo_json({"path": record.path, "pages": [{"page": n, "text": t} for n, t in texts]})
         return
     for number, text in texts:
         click.echo(f"--- {record.path} page {number} of {record.pages} ---")

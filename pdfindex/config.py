@@ -16,6 +16,7 @@ from pdfindex.errors import ConfigError
 
 ENV_PREFIX = "PDFINDEX_"
 EXTRACTORS = ("pdfium", "pdfminer")
+OCR_ENGINES = ("auto", "tesseract", "rapidocr")  # auto: the first that reads ocr_lang
 
 # name -> (default, type); folders are relative to the root unless absolute.
 DEFAULTS: dict[str, tuple[Any, type]] = {
@@ -27,10 +28,12 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "timeout": (120.0, float),
     "workers": (0, int),  # 0 = all cores
     "memory_mb": (4096, int),  # extra address space per extraction worker after start-up
-    "max_response_chars": (100_000, int),
+    "writer_memory_mb": (0, int),  # 0 = the engine's own default
+    "max_response_chars": (40_000, int),
     "page_image_bytes": (1_500_000, int),
     "lock_timeout": (10.0, float),
-    "ocr": (True, bool),  # OCR pages without a text layer (when Tesseract is installed)
+    "ocr": (True, bool),  # OCR pages without a text layer
+    "ocr_engine": ("auto", str),  # auto: Tesseract when installed, else RapidOCR
     "ocr_lang": ("eng", str),  # Tesseract language(s), e.g. "deu" or "eng+fra"
     "elements": (True, bool),  # find figures, tables and equations at index time
 }
@@ -46,11 +49,17 @@ DESCRIPTIONS: dict[str, str] = {
     "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
     "workers": "Extraction processes; `0` = all cores.",
     "memory_mb": "Memory cap of each extraction process (MB beyond its start-up size).",
+    "writer_memory_mb": "What the index writer buffers before it writes a segment (MB): "
+    "less memory, more segments to merge. `0` = the engine's default (tantivy 32, whoosh 256).",
     "max_response_chars": "Largest tool answer; longer ones are cut, with a way to page on.",
     "page_image_bytes": "PNG budget of `get_page_image` and `get_element_image` (bytes).",
     "lock_timeout": "Seconds a writer waits while another process writes the index.",
-    "ocr": "Read pages without a text layer with Tesseract (when installed).",
-    "ocr_lang": "Tesseract language(s): `eng`, `deu`, `eng+fra`, ...",
+    "ocr": "Read pages without a text layer (scans) by OCR.",
+    "ocr_engine": "OCR program: `tesseract`, `rapidocr` (installed with pdfindex; Chinese "
+    "and English only; slower), or `auto`: Tesseract when installed and it has `ocr_lang`, "
+    "else RapidOCR.",
+    "ocr_lang": "OCR language(s), Tesseract codes: `eng`, `deu`, `eng+fra`, ... (RapidOCR: "
+    "`eng`, `chi_sim`).",
     "elements": "Find figures, tables and equations at index time.",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -69,10 +78,12 @@ class Settings:
     timeout: float = 120.0
     workers: int = 0
     memory_mb: int = 4096
-    max_response_chars: int = 100_000
+    writer_memory_mb: int = 0
+    max_response_chars: int = 40_000
     page_image_bytes: int = 1_500_000
     lock_timeout: float = 10.0
     ocr: bool = True
+    ocr_engine: str = "auto"
     ocr_lang: str = "eng"
     elements: bool = True
     sources: dict[str, str] = field(default_factory=dict, compare=False)
@@ -111,6 +122,14 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
         and value <= 0
     ):
         raise ConfigError(f"{name}={raw!r} from {source} must be positive")
+    if name == "writer_memory_mb" and value != 0 and not 16 <= value <= 4096:
+        raise ConfigError(
+            f"writer_memory_mb={raw!r} from {source}: 0 (the engine's default) or 16-4096"
+        )
+    if name == "ocr_engine" and value not in OCR_ENGINES:
+        raise ConfigError(
+            f"ocr_engine={raw!r} from {source}: choose one of {', '.join(OCR_ENGINES)}"
+        )
     if name == "ocr_lang" and not re.fullmatch(r"[A-Za-z_]+(\+[A-Za-z_]+)*", value):
         raise ConfigError(
             f"ocr_lang={raw!r} from {source}: use Tesseract codes like eng or deu+eng"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from pdfindex.errors import PathOutsideFiles
+from pdfindex.errors import ConfigError, PathOutsideFiles
 
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -28,6 +28,24 @@ def resolve_inside(files_dir: Path, user_path: str) -> Path:
             f"{user_path!r} is outside the files folder; give a path relative to {base}"
         )
     return real
+
+
+def check_folders(root: Path, files_dir: Path, index_dir: Path) -> None:
+    """Refuse a root or files folder that does not exist, or an index inside the files
+    folder, before anything is created: an index belongs beside the files it describes,
+    never in a folder someone mistyped or in the documents themselves."""
+    if not root.is_dir():
+        raise ConfigError(f"root {root} does not exist or is not a folder; give --root PATH")
+    if not files_dir.is_dir():
+        raise ConfigError(
+            f"files folder {files_dir} does not exist; create it and put your PDFs in it, "
+            "or give --root (the folder holding files/) or --files-dir"
+        )
+    if index_dir.resolve().is_relative_to(files_dir.resolve()):
+        raise ConfigError(
+            f"index folder {index_dir} is inside the files folder {files_dir}; "
+            "put it beside it (--index-dir)"
+        )
 
 
 def relative_posix(files_dir: Path, path: Path) -> str:

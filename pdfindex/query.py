@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pdfindex.errors import InvalidQuery
 
 MAX_QUERY_CHARS = 2000
-MAX_DISTANCE = 3  # typos a fuzzy word may have
+MAX_DISTANCE = 2  # typos a fuzzy word may have: at 3 a short word matches nearly anything
 MAX_SLOP = 100  # positions a phrase's words may stand apart
 OPERATORS = ("AND", "OR", "NOT")
 _WORD = re.compile(r"\w+")
@@ -205,7 +205,10 @@ def _distance(raw: str) -> int:
     if raw == "":
         return 1
     if not raw.isdigit() or int(raw) > MAX_DISTANCE:
-        raise InvalidQuery(f"~{raw}: typo distance must be a whole number 0 to {MAX_DISTANCE}")
+        raise InvalidQuery(
+            f"~{raw}: typo distance must be a whole number 0 to {MAX_DISTANCE} "
+            "(more matches nearly every word)"
+        )
     return int(raw)
 
 

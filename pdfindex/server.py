@@ -8,33 +8,47 @@ context and calls one function of `pdfindex.tools`; errors are mapped once, per 
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import logging
 import os
+import re
 import signal
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, Image, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pdfindex import __version__
 from pdfindex.api import PdfIndex
 from pdfindex.config import Settings
-from pdfindex.errors import PdfIndexError
+from pdfindex.elements.detect import ELEMENT_TYPES
+from pdfindex.errors import (
+    DocumentNotFound,
+    InvalidQuery,
+    PageOutOfRange,
+    PathOutsideFiles,
+    PdfIndexError,
+    SessionNotFound,
+)
 from pdfindex.extract.adapters import describe as describe_adapters
 from pdfindex.indexer.live import LiveIndex
 from pdfindex.tools import catalog, exact, files, fuzzy, grep, passages, results, visual
 from pdfindex.tools import pages as pages_tool
+from pdfindex.tools.budget import cap, cap_text, serialise
 from pdfindex.tools.pages import DEFAULT_DPI, MAX_DPI, MIN_DPI
 from pdfindex.tools.sessions import SessionStore
 
 log = logging.getLogger("pdfindex.server")
 F = TypeVar("F", bound=Callable[..., Any])
-PENDING_WAIT = 30.0
+PENDING_WAIT = 3.0  # seconds search_pdf waits for one file the writer has not reached
 
 INSTRUCTIONS = """\
 pdfindex answers searches over a folder of PDFs from a persistent full-text index.
@@ -51,27 +65,155 @@ pdfindex answers searches over a folder of PDFs from a persistent full-text inde
 Paths are relative to the files folder."""
 
 
+# -- one error rule: every error is flagged isError; inside, each seed keeps its shape --
+
+SEED_004_TEXT = "seed 004: text starting 'Error:'"
+SEED_002_JSON = "seed 002: {status: 'error', error, message, details, timestamp, request_id}"
+BOTH_SEEDS = "seeds 002 and 004: seed 002's JSON as structured content, 'Error: ...' as text"
+TOOL_ERROR = "text 'Error executing tool <name>: <cause>'"
+SEED_000_JSON = "seed 000's {file_exists, query_exists, matches} with `error`"
+SEED_003_JSON = "seed 003's per-source {success: false, error}; flagged when no source is read"
+# The error form of each tool (the others: TOOL_ERROR); tests/docgen.py shows it.
+ERROR_FORMS: dict[str, str] = {
+    "search_pdf": SEED_000_JSON,
+    "read_pdf": SEED_003_JSON,
+    "get_document_info": BOTH_SEEDS,
+    **dict.fromkeys(("process_document", "query_documents", "list_sessions"), SEED_002_JSON),
+    **dict.fromkeys(
+        (
+            "search_documents",
+            "search_visual_elements",
+            "get_element_image",
+            "get_element_details",
+            "get_page_image",
+            "find_document",
+            "list_documents",
+            "list_documents_paginated",
+            "get_library_status",
+        ),
+        SEED_004_TEXT,
+    ),
+}
+# Seed 002's error types for ours (its table: ValidationError, NotFoundError, ProcessingError).
+SEED_002_KINDS: dict[type[Exception], str] = {
+    InvalidQuery: "ValidationError",
+    PathOutsideFiles: "ValidationError",
+    PageOutOfRange: "ValidationError",
+    DocumentNotFound: "NotFoundError",
+    SessionNotFound: "SessionNotFoundError",
+}
+_UNWRAP = re.compile(r"(?<!\n)\n(?!\n)")  # a docstring's line breaks inside a paragraph
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:/[^\s'\"/:,;()\[\]]+){2,}")
+
+
+def error_result(
+    tool: str, kind: str, message: str, details: dict[str, Any] | None = None
+) -> CallToolResult:
+    """The error answer of `tool`, flagged isError, in its seed's shape (ERROR_FORMS)."""
+    form = ERROR_FORMS.get(tool, TOOL_ERROR)
+    if form in (SEED_002_JSON, BOTH_SEEDS):
+        text = (
+            message
+            if message.startswith("Error:") or form == SEED_002_JSON
+            else f"Error: {message}"
+        )
+        payload = dict(passages.error(kind, text, details))
+        shown = serialise(payload) if form == SEED_002_JSON else text
+        return _flagged(shown, payload)
+    if form == SEED_004_TEXT:
+        return _flagged(message if message.startswith("Error:") else f"Error: {message}")
+    return _flagged(f"Error executing tool {tool}: {message}")
+
+
+def _flagged(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured, is_error=True
+    )
+
+
+def _seed002_kind(exc: Exception) -> str:
+    for cls in type(exc).__mro__:
+        if cls in SEED_002_KINDS:
+            return SEED_002_KINDS[cls]
+    return "ProcessingError"
+
+
+def crash_message(exc: BaseException, files_dir: Path | None) -> str:
+    """An unexpected exception as one line naming its cause (type and message), with
+    paths inside the files folder made relative and any other absolute path cut to its
+    last part: no traceback, nothing about the machine."""
+    text = " ".join(str(exc).split())
+    if files_dir is not None:
+        for base in dict.fromkeys((str(files_dir.resolve()), str(files_dir))):
+            text = text.replace(base + "/", "")
+    text = _ABSOLUTE_PATH.sub(lambda m: ".../" + m.group().rsplit("/", 1)[-1], text)
+    return (
+        f"internal error: {type(exc).__name__}: {text}"
+        if text
+        else f"internal error: {type(exc).__name__}"
+    )
+
+
+def _settings_of(ctx: Context | None) -> Settings | None:
+    """The open index's settings, without waiting for anything (None outside a call)."""
+    try:
+        return ctx.request_context.lifespan_context.index.settings  # type: ignore[union-attr]
+    except (AttributeError, LookupError, ValueError):
+        return None
+
+
+def _answer(tool: str, result: Any, settings: Settings | None) -> Any:
+    """A tool's return value as the client receives it: JSON answers as compact text
+    plus structured content, capped at max_response_chars (serialised), and flagged
+    isError when the seed's own shape says the call failed."""
+    limit = settings.max_response_chars if settings is not None else None
+    if isinstance(result, str):
+        return cap_text(result, limit, "ask for fewer results") if limit else result
+    if not isinstance(result, dict):
+        return result  # images: [caption, Image]
+    form = ERROR_FORMS.get(tool)
+    if form in (SEED_002_JSON, BOTH_SEEDS) and result.get("status") == "error":
+        if form == BOTH_SEEDS:
+            return _flagged(result["message"], result)
+        return _flagged(serialise(result), result)
+    answer = cap(result, limit)[0] if limit else result
+    failed = (form == SEED_000_JSON and ("error" in answer or not answer["file_exists"])) or (
+        form == SEED_003_JSON and not any(r["success"] for r in answer["results"])
+    )
+    return CallToolResult(
+        content=[TextContent(type="text", text=serialise(answer))],
+        structured_content=answer,
+        is_error=failed,
+    )
+
+
 def _logged(fn: F) -> F:
-    """Log each call and its result (shortened) to the session log; map our errors."""
+    """Log each call and its result (shortened) to the session log; turn every error,
+    expected or not, into its tool's error answer (error_result)."""
+    tool = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         shown = {k: v for k, v in kwargs.items() if k != "ctx"}
-        log.info("request %s %s", fn.__name__, json.dumps(shown, default=str)[:2000])
+        log.info("request %s %s", tool, json.dumps(shown, default=str)[:2000])
+        settings = _settings_of(kwargs.get("ctx"))
         try:
-            result = fn(*args, **kwargs)
+            answer = _answer(tool, fn(*args, **kwargs), settings)
         except PdfIndexError as exc:
-            log.info("error %s: %s", fn.__name__, exc)
-            raise ToolError(str(exc)) from exc
-        except ToolError as exc:
-            log.info("error %s: %s", fn.__name__, exc)
-            raise
-        except Exception:
-            log.exception("tool %s crashed", fn.__name__)
-            raise
-        shown_result = json.dumps(result, default=lambda o: f"<{type(o).__name__}>")
-        log.info("response %s %s", fn.__name__, shown_result[:4000])
-        return result
+            answer = error_result(tool, _seed002_kind(exc), str(exc))
+        except Exception as exc:
+            log.exception("tool %s crashed", tool)
+            files_dir = settings.files_dir if settings is not None else None
+            answer = error_result(tool, "ProcessingError", crash_message(exc, files_dir))
+        if isinstance(answer, CallToolResult):
+            shown_result = serialise([c.model_dump() for c in answer.content])
+            log.info(
+                "%s %s %s", "error" if answer.is_error else "response", tool, shown_result[:4000]
+            )
+        else:
+            shown_result = json.dumps(answer, default=lambda o: f"<{type(o).__name__}>")
+            log.info("response %s %s", tool, shown_result[:4000])
+        return answer
 
     return wrapper  # type: ignore[return-value]
 
@@ -100,25 +242,32 @@ class AppContext:
 
 
 def _app(ctx: Context) -> AppContext:
-    """The lifespan context; in the first seconds after start, once the catch-up scan is
-    done."""
+    """The lifespan context, at once: tools answer from what is indexed now, even while
+    the start-up scan runs (get_library_status says how far it is)."""
     app: AppContext = ctx.request_context.lifespan_context
-    app.live.wait_caught_up(PENDING_WAIT)
     return app
 
 
-def _seed004(answer: Callable[[], Any]) -> Any:
-    """Seed 004 answers errors as text starting with 'Error:', not as tool errors."""
-    try:
-        return answer()
-    except PdfIndexError as exc:
-        return f"Error: {exc}"
+DOCUMENT = "its slug ('a_b'), its path under the files folder ('a/b.pdf') or that path "
+DOCUMENT += "without extension ('a/b')."
+DocumentField = Field(description="The document: " + DOCUMENT, min_length=1, max_length=1000)
+LabelField = Field(
+    description="Element label as printed, e.g. 'Table 5', 'Figure 3-1'.",
+    min_length=1,
+    max_length=200,
+)
+PageChoiceField = Field(description="Page, when the label occurs on several pages.", ge=1)
 
 
 class PdfSource(BaseModel):
-    """One source of read_pdf."""
+    """One source of read_pdf: a path (url is not supported)."""
 
-    path: str | None = Field(None, description="File under the files folder.")
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"anyOf": [{"required": ["path"]}, {"required": ["url"]}]},
+    )
+
+    path: str | None = Field(None, description="The document: " + DOCUMENT)
     url: str | None = Field(None, description="Not supported: files are read from the index.")
     pages: str | list[int] | None = Field(
         None, description="Pages to return, like '1-3,5' or [1, 2]; omit for none."
@@ -133,8 +282,9 @@ def search_pdf(
     pdf_name: Annotated[
         str,
         Field(
-            description="PDF file under the files folder, without the .pdf extension "
-            "(a trailing .pdf is tolerated); may include sub-folders, e.g. 'reports/q3'.",
+            description="The PDF: its path under the files folder without .pdf (a trailing "
+            ".pdf is tolerated; sub-folders are fine, e.g. 'reports/q3') or its slug "
+            "('reports_q3').",
             min_length=1,
             max_length=1000,
         ),
@@ -169,9 +319,12 @@ def search_pdf(
     app = _app(ctx)
     result = exact.search_pdf(app.index, pdf_name, query, context_length, topk)
     if result.get("error") == exact.NOT_INDEXED and app.live.pending:
-        app.live.wait_idle(PENDING_WAIT)  # just landed, or the start-up scan is on its way
+        # Just landed, or the start-up scan has not reached it: wait briefly for this file.
+        app.live.wait_for(lambda: app.index.is_indexed(pdf_name), PENDING_WAIT)
         result = exact.search_pdf(app.index, pdf_name, query, context_length, topk)
-    return result
+        if result.get("error") == exact.NOT_INDEXED:
+            result["error"] += app.index.indexing_note()
+    return exact.with_suggestions(app.index, result, pdf_name)
 
 
 @_logged
@@ -186,7 +339,12 @@ def fuzzy_search(
     ] = None,
     path: Annotated[
         str,
-        Field(description="A folder or one file under the files folder ('.' = everything)."),
+        Field(
+            description="A folder under the files folder ('.' = everything) or one document: "
+            + DOCUMENT,
+            min_length=1,
+            max_length=1000,
+        ),
     ] = ".",
     file_types: Annotated[
         list[str] | None,
@@ -215,7 +373,7 @@ def fuzzy_search(
 
 @_logged
 def search_in_file(
-    file: Annotated[str, Field(description="File under the files folder, e.g. 'a/b.pdf'.")],
+    file: Annotated[str, DocumentField],
     pattern: Annotated[
         str,
         Field(
@@ -229,8 +387,8 @@ def search_in_file(
     offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.SearchInFileResult:
-    """Regex search in one file's indexed text: {matches: [{page, line_number, content,
-    context_before, context_after}], total_matches}; line numbers are within the page."""
+    """Regex search in one file's indexed text, line by line: line_number counts lines in
+    the whole file (its pages one after another), line_in_page within `page`."""
     return grep.search_in_file(
         _app(ctx).index, file, pattern, context_lines, case_sensitive, offset
     )
@@ -238,9 +396,9 @@ def search_in_file(
 
 @_logged
 def extract_pdf_page(
-    file: Annotated[str, Field(description="PDF under the files folder, e.g. 'report.pdf'.")],
+    file: Annotated[str, DocumentField],
     pages: Annotated[
-        list[int],
+        list[Annotated[int, Field(ge=1)]],
         Field(
             description="Page numbers, 1-based, e.g. [5] or [1, 2, 3].",
             min_length=1,
@@ -250,7 +408,8 @@ def extract_pdf_page(
     output_format: Annotated[
         Literal["markdown", "html", "plain", "latex", "docx"],
         Field(
-            description="markdown, html or plain; latex and docx need pandoc (docx comes "
+            description="markdown, html or plain; latex and docx through pandoc (installed with "
+            "pdfindex; docx comes "
             "base64-encoded)."
         ),
     ] = "markdown",
@@ -266,7 +425,15 @@ def extract_pdf_page(
 
 @_logged
 def list_searchable_files(
-    path: Annotated[str, Field(description="Folder or file under the files folder.")] = ".",
+    path: Annotated[
+        str,
+        Field(
+            description="A folder under the files folder ('.' = everything) or one document: "
+            + DOCUMENT,
+            min_length=1,
+            max_length=1000,
+        ),
+    ] = ".",
     file_types: Annotated[
         list[str] | None, Field(description="Only these extensions, e.g. ['pdf'].")
     ] = None,
@@ -304,127 +471,139 @@ def read_pdf(
 
 @_logged
 def search_documents(
-    query: Annotated[str, Field(description="What to look for, in words.", max_length=2000)],
-    limit: Annotated[int, Field(description="Results to return (1-50).")] = 10,
+    query: Annotated[
+        str, Field(description="What to look for, in words.", min_length=1, max_length=2000)
+    ],
+    limit: Annotated[int, Field(description="Results to return.", ge=1, le=50)] = 10,
     document_slug: Annotated[
         str | None,
-        Field(description="Only this document (a slug from find_document or list_documents)."),
+        Field(description="Only this document: " + DOCUMENT, min_length=1, max_length=1000),
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
     """Ranked search (BM25) over all pages: numbered results with document slug, page
     and snippet, to follow up with get_page_image or search_pdf."""
-    return _seed004(lambda: catalog.search_documents(_app(ctx).index, query, limit, document_slug))
+    return catalog.search_documents(_app(ctx).index, query, limit, document_slug)
 
 
 @_logged
 def get_page_image(
-    document_slug: Annotated[str, Field(description="Document slug, e.g. 'usgs_snyder'.")],
-    page_number: Annotated[int, Field(description="Page number, 1-based.")],
+    document_slug: Annotated[str, DocumentField],
+    page_number: Annotated[int, Field(description="Page number, 1-based.", ge=1)],
     dpi: Annotated[
         int | None,
         Field(
-            description=f"Resolution {MIN_DPI}-{MAX_DPI} (default {DEFAULT_DPI}; lowered to "
-            "keep the PNG under the size budget)."
+            description=f"Resolution (default {DEFAULT_DPI}; lowered to keep the PNG under "
+            "the size budget).",
+            ge=MIN_DPI,
+            le=MAX_DPI,
         ),
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> Any:
     """A full page as a PNG image: [page info text, image]."""
-
-    def render() -> list[Any]:
-        caption, png = pages_tool.get_page_image(_app(ctx).index, document_slug, page_number, dpi)
-        return [caption, Image(data=png, format="png")]
-
-    return _seed004(render)
+    caption, png = pages_tool.get_page_image(_app(ctx).index, document_slug, page_number, dpi)
+    return [caption, Image(data=png, format="png")]
 
 
 @_logged
 def search_visual_elements(
-    query: Annotated[str, Field(description="What the figure, table or equation shows, in words.")],
+    query: Annotated[
+        str,
+        Field(
+            description="What the figure, table or equation shows, in words.",
+            min_length=1,
+            max_length=2000,
+        ),
+    ],
     element_type: Annotated[
-        str | None,
-        Field(description="Only this type: 'figure', 'table', 'equation', 'diagram', 'chart'."),
+        Literal[ELEMENT_TYPES] | None,  # type: ignore[valid-type]
+        Field(description="Only this type of element."),
     ] = None,
-    limit: Annotated[int, Field(description="Maximum results, 1-50.")] = 10,
-    document_slug: Annotated[str | None, Field(description="Only this document (slug).")] = None,
+    limit: Annotated[int, Field(description="Maximum results.", ge=1, le=50)] = 10,
+    document_slug: Annotated[
+        str | None,
+        Field(description="Only this document: " + DOCUMENT, min_length=1, max_length=1000),
+    ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
     """Search figures, tables, equations, diagrams and charts by their captions and the
     text around them. Each result shows the element's type and label, document slug and
     page: pass slug and label to get_element_image or get_element_details."""
-    return _seed004(
-        lambda: visual.search_visual_elements(
-            _app(ctx).index, query, element_type, limit, document_slug
-        )
-    )
+    return visual.search_visual_elements(_app(ctx).index, query, element_type, limit, document_slug)
 
 
 @_logged
 def get_element_image(
-    document_slug: Annotated[str, Field(description="Document slug, e.g. 'usgs_snyder'.")],
-    element_label: Annotated[
-        str, Field(description="Element label as printed, e.g. 'Table 5', 'Figure 3-1'.")
-    ],
-    page_number: Annotated[
-        int | None, Field(description="Page, when the label occurs on several pages.")
-    ] = None,
+    document_slug: Annotated[str, DocumentField],
+    element_label: Annotated[str, LabelField],
+    page_number: Annotated[int | None, PageChoiceField] = None,
     dpi: Annotated[
         int | None,
-        Field(description=f"Resolution {MIN_DPI}-{MAX_DPI} (default {DEFAULT_DPI})."),
+        Field(description=f"Resolution (default {DEFAULT_DPI}).", ge=MIN_DPI, le=MAX_DPI),
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> Any:
     """An element's region of its page as a PNG image: [element info text, image]."""
-
-    def render() -> list[Any]:
-        text, png = visual.element_image(
-            _app(ctx).index, document_slug, element_label, page_number, dpi
-        )
-        return [text, Image(data=png, format="png")]
-
-    return _seed004(render)
+    text, png = visual.element_image(
+        _app(ctx).index, document_slug, element_label, page_number, dpi
+    )
+    return [text, Image(data=png, format="png")]
 
 
 @_logged
 def get_element_details(
-    document_slug: Annotated[str, Field(description="Document slug.")],
-    element_label: Annotated[str, Field(description="Element label, e.g. 'Table 5'.")],
-    page_number: Annotated[
-        int | None, Field(description="Page, when the label occurs on several pages.")
-    ] = None,
+    document_slug: Annotated[str, DocumentField],
+    element_label: Annotated[str, LabelField],
+    page_number: Annotated[int | None, PageChoiceField] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
     """An element's type, label, caption and surrounding text; a table's cells as
     Markdown; an equation's LaTeX when it can be recovered."""
-    return _seed004(
-        lambda: visual.element_details(_app(ctx).index, document_slug, element_label, page_number)
-    )
+    return visual.element_details(_app(ctx).index, document_slug, element_label, page_number)
 
 
 @_logged
 def get_document_info(
-    document_slug: Annotated[str | None, Field(description="Document slug (seed 004).")] = None,
+    document_slug: Annotated[
+        str | None,
+        Field(description="The document (seed 004): " + DOCUMENT, min_length=1, max_length=1000),
+    ] = None,
     document_id: Annotated[
         str | None,
-        Field(description="Document id from process_document (seed 002); the same as the slug."),
+        Field(
+            description="The document (seed 002): its id from process_document (the slug), "
+            "or its path.",
+            min_length=1,
+            max_length=1000,
+        ),
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.DocumentInfoResult:
-    """Metadata of one document: title, file, pages, status, processing stages,
-    language, timestamps, element counts."""
+    """Metadata of one document, for seeds 004 and 002 at once: slug, title, pages,
+    status, language, timestamps, element counts, and seed 002's `document_info`.
+
+    Give document_slug or document_id."""
     slug = document_slug or document_id
     if not slug:
-        return passages.error("ValidationError", "Error: give document_slug or document_id.")
-    try:
-        return catalog.document_info(_app(ctx).index, slug)
-    except PdfIndexError as exc:
-        return passages.error(type(exc).__name__, f"Error: {exc}")
+        return passages.error(
+            "ValidationError",
+            "Error: give document_slug or document_id.",
+            {"parameter": "document_id", "expected": DOCUMENT, "received": None},
+        )
+    return catalog.document_info(_app(ctx).index, slug)
 
 
 @_logged
 def find_document(
-    query: Annotated[str, Field(description="Part of a name, title or slug; typos are fine.")],
+    query: Annotated[
+        str,
+        Field(
+            description="Part of a name, title or slug; typos are fine.",
+            min_length=1,
+            max_length=1000,
+        ),
+    ],
     limit: Annotated[int, Field(description="Matches to return.", ge=1, le=50)] = 5,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.FindDocumentResult:
@@ -435,7 +614,8 @@ def find_document(
 @_logged
 def list_documents(ctx: Context = None) -> str:  # type: ignore[assignment]
     """All documents with slug, title and page count."""
-    return _seed004(lambda: catalog.list_documents(_app(ctx).index))
+    app = _app(ctx)
+    return catalog.list_documents(app.index, app.index.settings.max_response_chars)
 
 
 @_logged
@@ -462,7 +642,13 @@ def get_library_status(ctx: Context = None) -> str:  # type: ignore[assignment]
 @_logged
 def process_document(
     file_path: Annotated[
-        str, Field(description="File inside the files folder (absolute or relative to it).")
+        str,
+        Field(
+            description="File inside the files folder: absolute, relative to it, without "
+            "its extension, or the slug of a known document.",
+            min_length=1,
+            max_length=4096,
+        ),
     ],
     file_name: Annotated[
         str | None, Field(description="Display name for the document.", max_length=255)
@@ -476,12 +662,18 @@ def process_document(
 
 @_logged
 def query_documents(
-    query: Annotated[str, Field(description="A question in natural language (1-2,000 chars).")],
+    query: Annotated[
+        str,
+        Field(description="A question in natural language.", min_length=1, max_length=2000),
+    ],
     session_id: Annotated[
         str | None,
-        Field(description="UUID from an earlier answer, to follow up on it; omit to start."),
+        Field(
+            description="UUID from an earlier answer, to follow up on it; omit to start.",
+            json_schema_extra={"format": "uuid"},
+        ),
     ] = None,
-    top_k: Annotated[int, Field(description="Passages to retrieve (1-20).")] = 5,
+    top_k: Annotated[int, Field(description="Passages to retrieve.", ge=1, le=20)] = 5,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.QueryDocumentsResult:
     """Best passages for a question, with citations and an extractive answer (quoted
@@ -493,40 +685,131 @@ def query_documents(
 @_logged
 def list_sessions(ctx: Context = None) -> results.ListSessionsResult:  # type: ignore[assignment]
     """query_documents sessions still alive (idle ones expire after a week)."""
-    return passages.list_sessions(_app(ctx).sessions)
+    app = _app(ctx)
+    return passages.list_sessions(app.sessions, app.index.settings.max_response_chars)
 
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
-# process_document indexes a file now: it writes the index (the same result when repeated).
-WRITES_INDEX = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-)
+def _hints(title: str, writes: bool = False) -> ToolAnnotations:
+    """What a tool does to the world: 18 tools only read; process_document writes the
+    index (the same result when repeated, nothing destroyed)."""
+    return ToolAnnotations(
+        title=title,
+        readOnlyHint=not writes,
+        destructiveHint=False if writes else None,
+        idempotentHint=True,
+        openWorldHint=False,
+    )
+
+
+# (tool, annotations with its title, structured output: None from the return type, False text)
 TOOLS: list[tuple[Callable[..., Any], ToolAnnotations, bool | None]] = [
     # seed 000
-    (search_pdf, READ_ONLY, None),
+    (search_pdf, _hints("Find text in one PDF"), None),
     # seed 001
-    (fuzzy_search, READ_ONLY, None),
-    (search_in_file, READ_ONLY, None),
-    (extract_pdf_page, READ_ONLY, None),
-    (list_searchable_files, READ_ONLY, None),
+    (fuzzy_search, _hints("Fuzzy search"), None),
+    (search_in_file, _hints("Regex search in a file"), None),
+    (extract_pdf_page, _hints("Convert PDF pages"), None),
+    (list_searchable_files, _hints("List searchable files"), None),
     # seed 003
-    (read_pdf, READ_ONLY, None),
+    (read_pdf, _hints("Read PDF text"), None),
     # seed 004 (errors as text starting "Error:")
-    (search_documents, READ_ONLY, None),
-    (get_page_image, READ_ONLY, False),
-    (search_visual_elements, READ_ONLY, False),
-    (get_element_image, READ_ONLY, False),
-    (get_element_details, READ_ONLY, False),
-    (get_document_info, READ_ONLY, None),
-    (find_document, READ_ONLY, None),
-    (list_documents, READ_ONLY, None),
-    (list_documents_paginated, READ_ONLY, None),
-    (get_library_status, READ_ONLY, None),
-    # seed 002 (errors in its {status, error, message} shape)
-    (process_document, WRITES_INDEX, None),
-    (query_documents, READ_ONLY, None),
-    (list_sessions, READ_ONLY, None),
+    (search_documents, _hints("Ranked search"), False),
+    (get_page_image, _hints("Page image"), False),
+    (search_visual_elements, _hints("Search figures and tables"), False),
+    (get_element_image, _hints("Element image"), False),
+    (get_element_details, _hints("Element details"), False),
+    (get_document_info, _hints("Document info"), None),
+    (find_document, _hints("Find a document"), None),
+    (list_documents, _hints("List documents"), False),
+    (list_documents_paginated, _hints("List documents by page"), None),
+    (get_library_status, _hints("Library status"), False),
+    # seed 002 (errors in its {status, error, message, details, timestamp, request_id} shape)
+    (process_document, _hints("Index a document now", writes=True), None),
+    (query_documents, _hints("Cited passages for a question"), None),
+    (list_sessions, _hints("List query sessions"), None),
 ]
+# Required-one-of that a function signature cannot say, added to the input schema.
+ONE_OF: dict[str, list[str]] = {"get_document_info": ["document_slug", "document_id"]}
+
+
+def strict_tool(fn: Callable[..., Any], hints: ToolAnnotations, structured: bool | None) -> Tool:
+    """A tool whose arguments refuse unknown names (the SDK's own model ignores them),
+    with a description free of docstring indentation."""
+    tool = Tool.from_function(
+        fn,
+        title=hints.title,
+        description=_UNWRAP.sub(" ", inspect.cleandoc(fn.__doc__ or "")),
+        annotations=hints,
+        structured_output=structured,
+    )
+    loose = tool.fn_metadata.arg_model
+    closed = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid")})
+    tool.fn_metadata.arg_model = closed
+    tool.parameters = closed.model_json_schema(by_alias=True)
+    if fn.__name__ in ONE_OF:
+        tool.parameters["anyOf"] = [{"required": [name]} for name in ONE_OF[fn.__name__]]
+    return tool
+
+
+def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> tuple[str, dict]:
+    """A pydantic error on a tool's arguments as one plain sentence per problem (the
+    bounds and choices read from the input schema), and seed 002's `details` for the
+    first one."""
+    known = schema.get("properties", {})
+    sentences, details = [], {}
+    for problem in error.errors():
+        name = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        prop = known.get(str(problem["loc"][0]), {}) if problem["loc"] else {}
+        prop = next((s for s in prop.get("anyOf", []) if s.get("type") != "null"), prop)
+        received = problem.get("input")
+        kind = problem["type"]
+        if kind == "extra_forbidden":
+            expected = "one of its arguments: " + ", ".join(known)
+            sentence = f"unknown argument {name!r}; this tool takes {', '.join(known)}"
+        elif kind == "missing":
+            expected, sentence = "a value", f"{name} is required"
+        elif "enum" in prop:
+            expected = "one of " + ", ".join(str(v) for v in prop["enum"])
+            sentence = f"{name} must be {expected}, got {received!r}"
+        elif "minimum" in prop or "maximum" in prop:
+            low, high = prop.get("minimum"), prop.get("maximum")
+            expected = f"from {low} to {high}" if high is not None else f"{low} or more"
+            if low is None:
+                expected = f"{high} or less"
+            sentence = f"{name} must be {expected}, got {received!r}"
+        elif kind in ("string_too_short", "string_too_long"):
+            low, high = prop.get("minLength", 0), prop.get("maxLength")
+            expected = f"{low} to {high} characters" if high else f"at least {low} characters"
+            size = len(received) if isinstance(received, str) else received
+            sentence = f"{name} must have {expected}, got {size}"
+        else:
+            expected = problem["msg"]
+            sentence = f"{name}: {problem['msg']} (got {repr(received)[:100]})"
+        sentences.append(sentence)
+        details = details or {"parameter": name, "expected": expected, "received": received}
+    return "; ".join(sentences), details
+
+
+class PdfIndexServer(MCPServer):
+    """MCPServer with pdfindex's one error rule also for what happens before or after a
+    tool's own code: arguments that fail the schema, and answers that fail conversion."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            log.error("tool %s failed after its code ran", name, exc_info=exc.__cause__)
+            cause = exc.__cause__ or exc
+            return error_result(name, "ProcessingError", crash_message(cause, None))
+        except ToolError as exc:
+            tool = self._tool_manager.get_tool(name)
+            if tool is None or not isinstance(exc.__cause__, ValidationError):
+                raise
+            message, details = invalid_arguments(exc.__cause__, tool.parameters)
+            log.info("invalid arguments %s: %s", name, message)
+            return error_result(name, "ValidationError", message, details)
 
 
 def build_server(
@@ -545,9 +828,14 @@ def build_server(
         finally:
             own.close()
 
-    server = MCPServer("pdfindex", instructions=INSTRUCTIONS, lifespan=lifespan)
-    for tool, hints, structured in TOOLS:
-        server.add_tool(tool, annotations=hints, structured_output=structured)
+    server = PdfIndexServer(
+        "pdfindex",
+        title="pdfindex",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=lifespan,
+        tools=[strict_tool(*entry) for entry in TOOLS],
+    )
 
     @server.resource("tour://library", mime_type="text/markdown")
     def tour() -> str:

@@ -141,24 +141,51 @@ def _hints(annotations: Any) -> str:
     return ", ".join(words) + "."
 
 
-def _returns(output_schema: dict[str, Any] | None) -> str | None:
-    """The answer's shape when the tool declares one: its top-level keys, or text."""
+def _shape(schema: dict[str, Any], defs: dict[str, Any], depth: int) -> str:
+    """An object's keys, nested objects (and lists of objects) spelled out `depth` levels
+    down: `{status, document_info: {id, file_name}, sessions: [{session_id}]}`."""
+    schema = next((s for s in schema.get("anyOf", []) if s.get("type") != "null"), schema)
+    if "$ref" in schema:
+        schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    if schema.get("type") == "array":
+        inner = _shape(schema.get("items", {}), defs, depth)
+        return f"[{inner}]" if inner else ""
+    props = schema.get("properties")
+    if not props or depth == 0:
+        return ""
+    parts = []
+    for name, prop in props.items():
+        inner = _shape(prop, defs, depth - 1)
+        parts.append(f"{name}: {inner}" if inner else name)
+    return "{" + ", ".join(parts) + "}"
+
+
+def _returns(output_schema: dict[str, Any] | None) -> str:
+    """The answer's shape when the tool declares one (nested keys two levels down), else
+    text."""
     if not output_schema or not output_schema.get("properties"):
-        return None
+        return "text"
     props = output_schema["properties"]
     if list(props) == ["result"] and props["result"].get("type") == "string":
         return "text"
-    return "`{" + ", ".join(props) + "}`"
+    return "`" + _shape(output_schema, output_schema.get("$defs", {}), 3) + "`"
 
 
 def render_tool(tool: Any) -> str:
+    from pdfindex.server import ERROR_FORMS, TOOL_ERROR
+
     schema = tool.input_schema or {}
     text = f"{_first_paragraph(tool.description)} *{_hints(tool.annotations)}*"
     returns = _returns(tool.output_schema)
-    if returns:
-        text += f" Returns {returns}."
-    lines = [f"#### `{tool.name}`", "", text, ""]
+    if returns == "text" and "PNG image" in (tool.description or ""):
+        returns = "text and a PNG image (`ImageContent`)"
+    text += f" Returns {returns}."
+    text += f" Errors (`isError`): {ERROR_FORMS.get(tool.name, TOOL_ERROR)}."
+    lines = [f"#### `{tool.name}` — {tool.title}", "", text, ""]
     arguments = _argument_lines(schema, schema.get("$defs", {}))
+    if "anyOf" in schema:
+        one_of = " or ".join(f"`{r['required'][0]}`" for r in schema["anyOf"])
+        arguments.append(f"- Give {one_of}.")
     lines += [*arguments, ""] if arguments else ["No arguments.", ""]
     return "\n".join(lines)
 

@@ -1,12 +1,12 @@
 """Page conversion (extract_pdf_page): real generated PDFs through pdfminer's layout
-analysis to markdown, html, plain text and (with pandoc) latex and docx."""
+analysis to markdown, html, plain text and (with pandoc) latex and docx. pandoc is always
+there: the one on PATH, else the one the pypandoc-binary dependency ships."""
 
 from __future__ import annotations
 
 import base64
 import io
 import re
-import shutil
 import time
 import zipfile
 from pathlib import Path
@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
+from pdfindex.convert import pages
 from pdfindex.convert.pages import (
     DOCX_MEDIA_TYPE,
+    _find_pandoc,
     convert_pages,
     run_pandoc,
     to_html,
@@ -25,8 +27,6 @@ from pdfindex.errors import ConversionError, InvalidQuery, PageOutOfRange
 from pdfindex.extract.adapters.pdfminer import layout_pages
 from pdfindex.layout.records import PageLayout, TextBlock, TextLine, join_lines
 from tests import pdfgen
-
-needs_pandoc = pytest.mark.skipif(shutil.which("pandoc") is None, reason="pandoc not installed")
 
 LEFT = pdfgen.MARGIN_PT
 TABLE_X = (LEFT, 220.0, 380.0)
@@ -371,17 +371,31 @@ def test_password_and_damage_are_conversion_errors(tmp_path: Path) -> None:
 
 
 def test_missing_pandoc_is_named(report: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pdfindex.convert.pages.shutil.which", lambda name: None)
-    with pytest.raises(ConversionError, match=r"needs pandoc.*apt-get install pandoc"):
+    """Neither on PATH nor bundled (pypandoc-binary uninstalled): the error says how to get it."""
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(pages.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ConversionError, match=r"needs pandoc.*pip install pypandoc-binary"):
         convert_pages(report, [1], "latex")
     with pytest.raises(ConversionError, match="'docx' needs pandoc"):
         convert_pages(report, [1], "docx")
 
 
+def test_bundled_pandoc_when_none_is_on_path(
+    report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README command 1 alone gives docx: the pandoc inside the pypandoc-binary wheel."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # a PATH where no pandoc is
+    program = Path(_find_pandoc("docx"))
+    assert program.name.startswith("pandoc") and program.parent.name == "files"
+    assert program.parent.parent.name == "pypandoc"
+    data = base64.b64decode(str(convert_pages(report, [1], "docx")["content"]))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert "Annual Report" in archive.read("word/document.xml").decode("utf-8")
+
+
 # -- pandoc -----------------------------------------------------------------------------
 
 
-@needs_pandoc
 def test_latex(report: Path) -> None:
     result = convert_pages(report, [1, 3], "latex")
     assert result["format"] == "latex" and result["pages_extracted"] == [1, 3]
@@ -397,7 +411,6 @@ def test_latex(report: Path) -> None:
     assert "\\includegraphics" not in tex and "$x$" not in tex
 
 
-@needs_pandoc
 def test_table_cells_stay_cells_through_pandoc(tmp_path: Path) -> None:
     rows = [("Key", "Value"), ("pipe", "a|b"), ("star", "*x*")]
     cells = [
@@ -407,12 +420,11 @@ def test_table_cells_stay_cells_through_pandoc(tmp_path: Path) -> None:
     ]
     page = PageLayout(1, 595, 842, [TextBlock(x.text, x.bbox, [x]) for x in cells])
     source = to_markdown([page], for_pandoc=True)
-    tex = run_pandoc(str(shutil.which("pandoc")), source, "latex", time.monotonic() + 60, 60)
+    tex = run_pandoc(_find_pandoc("latex"), source, "latex", time.monotonic() + 60, 60)
     text = tex.decode()
     assert re.search(r"pipe & a\\textbar(\{\}| )b", text) and "star & *x*" in text
 
 
-@needs_pandoc
 def test_docx(report: Path) -> None:
     result = convert_pages(report, [1, 3], "docx")
     assert result["encoding"] == "base64" and result["media_type"] == DOCX_MEDIA_TYPE
@@ -425,7 +437,6 @@ def test_docx(report: Path) -> None:
     assert "Quantity" in document and "financial flow" in document
 
 
-@needs_pandoc
 def test_preserved_layout_through_pandoc(report: Path) -> None:
     tex = str(convert_pages(report, [2], "latex", preserve_layout=True)["content"])
     assert "\\begin{verbatim}" in tex

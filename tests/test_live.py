@@ -83,6 +83,23 @@ def test_catch_up_then_follow_every_kind_of_change(
     consistent(index)
 
 
+def test_wait_for_one_file_and_progress_of_an_update(
+    live: LiveIndex, index: PdfIndex, tmp_path: Path
+) -> None:
+    """A call about a file that just landed waits for that file (not for a quiet
+    folder), and the update reports each file it indexes, then goes idle."""
+    steps: list[tuple[str, int, int, str]] = []
+    live.on_step = lambda step: steps.append((step.stage, step.done, step.total, step.path))
+    assert index.indexing() is None and not live.wait_for(lambda: False, 0.1)
+    pdfgen.write_pdf(tmp_path / "files" / "landed.pdf", ["just landed"])
+    # (until the observer has seen the file, nothing is pending and wait_for returns)
+    assert eventually(lambda: live.wait_for(lambda: index.is_indexed("landed"), 30))
+    assert found(index, "landed", "just landed")
+    assert live.wait_idle(30)
+    assert ("text", 1, 1, "landed.pdf") in steps
+    assert live.step is None and index.indexing() is None
+
+
 def test_editor_save_via_temp_file_and_rename(
     live: LiveIndex, index: PdfIndex, tmp_path: Path
 ) -> None:

@@ -1,7 +1,9 @@
-"""Scanned pages: read by the real Tesseract at index time and searched like any text."""
+"""Scanned pages: read by the real Tesseract (or, without it, the real RapidOCR) at index
+time and searched like any text."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,14 +13,27 @@ from pathlib import Path
 import pytest
 
 from pdfindex.api import PdfIndex
-from pdfindex.extract import ocr
+from pdfindex.config import load_settings
+from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.errors import ConfigError
+from pdfindex.extract import ocr, rapidocr
 from pdfindex.tools.exact import search_pdf
 from tests import pdfgen
-from tests.conftest import make_settings
+from tests.conftest import ENGINE, make_settings
 
-pytestmark = pytest.mark.skipif(
-    not ocr.engine().available, reason="Tesseract is not installed (.ci/run installs it)"
+needs_tesseract = pytest.mark.skipif(
+    not ocr.tesseract().available, reason="Tesseract is not installed (.ci/run installs it)"
 )
+CLI = [sys.executable, "-m", "pdfindex.cli"]
+
+
+def path_without_tesseract() -> str:
+    """PATH without the folders that hold a tesseract program (the program is simply absent)."""
+    path = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if not shutil.which("tesseract", path=p)
+    )
+    assert shutil.which("tesseract", path=path) is None
+    return path
 
 
 def write_mixed_pdf(path: Path) -> Path:
@@ -35,6 +50,7 @@ def write_mixed_pdf(path: Path) -> Path:
     return path
 
 
+@needs_tesseract
 def test_scanned_pages_are_found_through_search_pdf(tmp_path: Path) -> None:
     write_mixed_pdf(tmp_path / "files" / "mixed.pdf")
     index = PdfIndex(make_settings(tmp_path))
@@ -61,6 +77,7 @@ def test_scanned_pages_are_found_through_search_pdf(tmp_path: Path) -> None:
         index.close()
 
 
+@needs_tesseract
 def test_ocr_switched_off_then_on_rereads_only_scanned_files(tmp_path: Path) -> None:
     pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "INVOICE NUMBER 4711")
     pdfgen.write_pdf(tmp_path / "files" / "text.pdf", ["plain text page"])
@@ -86,6 +103,7 @@ def test_ocr_switched_off_then_on_rereads_only_scanned_files(tmp_path: Path) -> 
         on.close()
 
 
+@needs_tesseract
 def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -> None:
     pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "HELLO", pages=3)
     index = PdfIndex(make_settings(tmp_path, ocr_lang="xyz"))
@@ -101,21 +119,85 @@ def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -
         index.close()
 
 
-def test_missing_tesseract_is_reported_by_stats(tmp_path: Path) -> None:
-    """A real run of the CLI on a PATH without Tesseract (the program is simply absent)."""
-    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "HELLO")
-    path = os.pathsep.join(
-        p for p in os.environ["PATH"].split(os.pathsep) if not shutil.which("tesseract", path=p)
-    )
-    assert shutil.which("tesseract", path=path) is None
-    env = {**os.environ, "PATH": path}
-    command = [sys.executable, "-m", "pdfindex.cli"]
+def test_without_tesseract_rapidocr_reads_scans(tmp_path: Path) -> None:
+    """The CLI on a PATH without Tesseract: RapidOCR (a pip dependency) reads the scan, which
+    becomes searchable, and stats names the engine that ran."""
+    if ENGINE["name"] != DEFAULT_ENGINE:
+        pytest.skip("OCR does not depend on the index engine: RapidOCR runs on one pass only")
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "INVOICE NUMBER 4711")
+    env = {**os.environ, "PATH": path_without_tesseract(), "PDFINDEX_ELEMENTS": "false"}
     root = ["--root", str(tmp_path)]
-    done = subprocess.run([*command, "reindex", *root], env=env, capture_output=True, text=True)
+    done = subprocess.run([*CLI, "reindex", *root], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    stats = subprocess.run([*command, "stats", *root], env=env, capture_output=True, text=True)
+    stats = subprocess.run([*CLI, "stats", "--json", *root], env=env, capture_output=True)
+    status = json.loads(stats.stdout)["ocr"]
+    assert status["engine"].startswith("rapidocr-onnxruntime ") and status["unavailable"] is None
+    assert status["pages_read"] == 1 and status["pages_not_read"] == 0
+    found = subprocess.run(
+        [*CLI, "search", "invoice 4711", "--json", *root], env=env, capture_output=True
+    )
+    assert found.returncode == 0, found.stderr
+    assert "scan.pdf" in found.stdout.decode()
+
+
+def test_ocr_engine_setting_is_obeyed(tmp_path: Path) -> None:
+    """ocr_engine = "tesseract" on a machine without it: stats says why nothing reads the
+    scan (RapidOCR is not taken instead), once, not per page."""
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "HELLO")
+    env = {**os.environ, "PATH": path_without_tesseract(), "PDFINDEX_OCR_ENGINE": "tesseract"}
+    root = ["--root", str(tmp_path)]
+    done = subprocess.run([*CLI, "reindex", *root], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stats = subprocess.run([*CLI, "stats", *root], env=env, capture_output=True, text=True)
     ocr_lines = [line for line in stats.stdout.splitlines() if "tesseract not found" in line]
     assert len(ocr_lines) == 1 and "1 image pages in 1 files" in ocr_lines[0], stats.stdout
+    assert "rapidocr" not in stats.stdout.lower()
+
+
+def test_engine_choice_and_languages() -> None:
+    """auto prefers Tesseract for a language it has, else RapidOCR (Chinese and English
+    only); a language neither reads gets both reasons."""
+    tesseract = ocr.tesseract()
+    if tesseract.available:
+        assert ocr.engine("eng").name == "tesseract"
+    if "chi_sim" not in tesseract.languages:
+        found, reason = ocr.select("chi_sim")
+        assert found is not None and found.name == "rapidocr" and reason is None
+        assert found.version.startswith("rapidocr-onnxruntime 1.")
+    assert ocr.engine("eng", "rapidocr").languages == ("eng", "chi_sim")
+    found, reason = ocr.select("deu", "rapidocr")
+    assert found is None and reason is not None
+    assert "RapidOCR reads only eng and chi_sim, not deu" in reason
+    found, reason = ocr.select("xyz")
+    assert found is None and reason is not None
+    assert ("Tesseract language data xyz" in reason) == tesseract.available
+    assert "RapidOCR reads only" in reason
+    assert not ocr.engine("xyz").available and ocr.engine("xyz").reason == reason
+
+
+def test_ocr_engine_setting_is_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PDFINDEX_OCR_ENGINE", "rapidocr")
+    settings = load_settings(root=tmp_path)
+    assert settings.ocr_engine == "rapidocr"
+    assert settings.sources["ocr_engine"] == "env PDFINDEX_OCR_ENGINE"
+    assert load_settings({"ocr_engine": "tesseract"}, root=tmp_path).ocr_engine == "tesseract"
+    monkeypatch.setenv("PDFINDEX_OCR_ENGINE", "easyocr")
+    with pytest.raises(ConfigError, match="choose one of auto, tesseract, rapidocr"):
+        load_settings(root=tmp_path)
+
+
+def test_rapidocr_boxes_become_lines_and_paragraphs() -> None:
+    def box(left: float, top: float, text: str) -> rapidocr.Box:
+        right, bottom = left + 10 * len(text), top + 30
+        return ([[left, top], [right, top], [right, bottom], [left, bottom]], text, 0.9)
+
+    boxes = [
+        box(300, 102, "world"),  # same line as "Hello", a little lower, found first
+        box(10, 100, "Hello"),
+        box(10, 135, "again"),
+        box(10, 220, "Next"),  # far below: a new paragraph
+    ]
+    assert rapidocr.join_lines(boxes) == "Hello world\nagain\n\nNext"
 
 
 def test_parse_tsv_keeps_lines_and_paragraphs() -> None:

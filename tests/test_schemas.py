@@ -12,7 +12,9 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -107,7 +109,34 @@ SEED_ITEM_KEYS: dict[str, set[str]] = {
     "search_in_file": {"line_number", "content", "context_before", "context_after"},
     "list_searchable_files": {"path", "type", "size", "adapter"},
 }
-SEED_002_ERROR = {"status", "error", "message"}
+SEED_002_ERROR = {"status", "error", "message", "details", "timestamp", "request_id"}
+# Answers that are errors: flagged isError, still in their seed's shape and schema.
+ERRORS = {
+    "search_pdf_absent_file",
+    "search_pdf_corrupt",
+    "get_document_info_unknown",
+    "process_document_missing",
+    "query_documents_bad_session",
+}
+SEED_002_DOCUMENT_INFO = {
+    "id",
+    "file_name",
+    "file_path",
+    "file_size",
+    "processing_status",
+    "created_at",
+    "processed_at",
+    "metadata",
+    "processing_stages",
+}
+SEED_002_SESSION = {
+    "session_id",
+    "created_at",
+    "last_active_at",
+    "message_count",
+    "document_scope",
+    "metadata",
+}
 
 
 @pytest.fixture(scope="module")
@@ -188,12 +217,15 @@ def test_answer_holds_to_its_schema(session: dict[str, Any], label: str) -> None
     tool = next(name for lbl, name, _ in CALLS if lbl == label)
     answer = session["answers"][label]
     text = answer.content[0].text
-    assert not answer.is_error, text
+    assert answer.is_error is (label in ERRORS), text
     data = answer.structured_content
     schema = session["tools"][tool].output_schema
     assert problems(schema, data) == []
     assert problems(strict(schema), data) == [], "keys the result type does not declare"
-    assert json.loads(text) == data, "structured content differs from the text content"
+    if tool == "get_document_info" and answer.is_error:  # seed 004's text, seed 002's JSON
+        assert text == data["message"] and text.startswith("Error: ")
+    else:
+        assert json.loads(text) == data, "structured content differs from the text content"
 
 
 @pytest.mark.parametrize("tool", sorted(SEED_KEYS))
@@ -210,11 +242,43 @@ def test_seed_002_error_shapes(session: dict[str, Any]) -> None:
     for label, kind in [
         ("process_document_missing", "FileNotFoundError"),
         ("query_documents_bad_session", "ValidationError"),
-        ("get_document_info_unknown", "DocumentNotFound"),
+        ("get_document_info_unknown", "NotFoundError"),
     ]:
         data = answers[label].structured_content
+        assert answers[label].is_error, label
         assert set(data) == SEED_002_ERROR, label
         assert data["status"] == "error" and data["error"] == kind, label
+        assert datetime.fromisoformat(data["timestamp"]).tzinfo is not None, label
+        assert uuid.UUID(data["request_id"]), label
+    details = answers["query_documents_bad_session"].structured_content["details"]
+    assert details == {"parameter": "session_id", "expected": "a UUID", "received": "nope"}
+
+
+def test_seed_002_nested_shapes(session: dict[str, Any]) -> None:
+    """Code written against seed 002 reads its nested keys unchanged."""
+    answers = session["answers"]
+    info = answers["get_document_info"].structured_content
+    nested = info["document_info"]
+    assert SEED_002_DOCUMENT_INFO <= set(nested)
+    assert nested["processing_status"] == "completed" and nested["id"] == info["slug"]
+    assert isinstance(nested["file_size"], str) and nested["file_size"].endswith("KB")
+    assert {"page_count", "language", "content_type", "chunk_count"} <= set(nested["metadata"])
+    assert nested["metadata"]["content_type"] == "application/pdf"
+    assert nested["metadata"]["chunk_count"] == info["total_pages"] == 3
+    assert {"ocr", "embedding"} <= set(nested["processing_stages"])
+    for stamp in (nested["created_at"], nested["processed_at"]):
+        assert datetime.fromisoformat(stamp).tzinfo is not None
+    sessions = answers["list_sessions"].structured_content
+    assert {"total_count", "active_sessions", "statistics"} <= set(sessions)
+    assert sessions["total_count"] == sessions["active_sessions"] == 1
+    (row,) = sessions["sessions"]
+    assert SEED_002_SESSION <= set(row)
+    assert row["message_count"] == 1 and row["document_scope"]
+    assert {"user_context", "total_queries", "avg_response_time"} <= set(row["metadata"])
+    assert datetime.fromisoformat(row["last_active_at"]) >= datetime.fromisoformat(
+        row["created_at"]
+    )
+    assert sessions["statistics"]["most_active_session"] == row["session_id"]
 
 
 def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
@@ -222,11 +286,13 @@ def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
     answers = {label: a.structured_content for label, a in session["answers"].items()}
     assert answers["search_pdf"]["truncated"] is True and answers["search_pdf"]["note"]
     assert answers["search_pdf_corrupt"]["error"].startswith("Failed to parse PDF")
-    assert answers["search_pdf_absent_file"] == {
+    absent = answers["search_pdf_absent_file"]
+    assert {k: absent[k] for k in ("file_exists", "query_exists", "matches")} == {
         "file_exists": False,
         "query_exists": False,
         "matches": [],
     }
+    assert absent["error"].startswith("Document 'nothing' not found")
     grep = answers["search_in_file"]
     assert grep["truncated"] is True and grep["next_offset"] == len(grep["matches"])
     assert answers["fuzzy_search"]["next_offset"] == len(answers["fuzzy_search"]["matches"])

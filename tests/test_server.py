@@ -49,6 +49,7 @@ async def _session_calls(root: Path) -> dict[str, Any]:
     async with stdio(root, "--workers", "2", env=env) as client:
         tools = await client.list_tools()
         out["tools"] = {t.name: t for t in tools.tools}
+        out["server_info"] = client.server_info
 
         async def call(name: str, args: dict[str, Any]) -> Any:
             return await client.call_tool(name, args)
@@ -71,6 +72,9 @@ async def _session_calls(root: Path) -> dict[str, Any]:
         out["context"] = await call(
             "search_pdf", {"pdf_name": "multi", "query": "fox", "context_length": 10}
         )
+        out["unknown_argument"] = await call("search_pdf", {"pdf_name": "multi", "qeury": "x"})
+        out["by_slug"] = await call("search_documents", {"query": "fox", "document_slug": "multi"})
+        out["rag_error"] = await call("query_documents", {"query": "fox", "top_k": 99})
         out["config"] = (await client.read_resource("config://settings")).contents[0].text
     return out
 
@@ -101,13 +105,17 @@ def test_search_pdf_answers_in_the_seed_shape(calls: dict[str, Any]) -> None:
         "query_exists": False,
         "matches": [],
     }
-    assert calls["absent_file"].structured_content == {
+    absent = calls["absent_file"]
+    assert absent.is_error  # seed 000's shape, with the closest names as `error`
+    assert {k: v for k, v in absent.structured_content.items() if k != "error"} == {
         "file_exists": False,
         "query_exists": False,
         "matches": [],
     }
+    assert "Document 'nothing' not found" in absent.structured_content["error"]
     (context,) = calls["context"].structured_content["matches"]
-    assert re.fullmatch(r"r?own \*\*fox\*\*\.\r?\nSt", context)  # 5 characters each side
+    # 5 characters each side (4 after a CRLF line end, 5 after an LF)
+    assert re.fullmatch(r"r?own \*\*fox\*\*\.(\r\nSt|\nSta)", context)
 
 
 def test_unreadable_pdfs_carry_an_error(calls: dict[str, Any]) -> None:
@@ -126,6 +134,22 @@ def test_hostile_paths_and_bad_arguments_are_tool_errors(calls: dict[str, Any]) 
     assert (
         calls["empty_query"].is_error and "query is empty" in calls["empty_query"].content[0].text
     )
+
+
+def test_over_stdio_the_first_call_meets_one_error_rule(calls: dict[str, Any]) -> None:
+    """Version, unknown arguments, seed 002's error JSON and slugs, over the real stdio
+    transport (tests/test_first_call.py has the rest, in memory)."""
+    from pdfindex import __version__
+
+    assert calls["server_info"].version == __version__
+    unknown = calls["unknown_argument"]
+    assert unknown.is_error and "unknown argument 'qeury'" in unknown.content[0].text
+    assert "query is required" in unknown.content[0].text
+    assert not calls["by_slug"].is_error and "Document: multi" in calls["by_slug"].content[0].text
+    rag = calls["rag_error"]
+    assert rag.is_error and rag.structured_content["error"] == "ValidationError"
+    assert rag.structured_content["details"]["parameter"] == "top_k"
+    assert json.loads(rag.content[0].text) == rag.structured_content
 
 
 def test_session_log_records_requests_and_results(project: Path, calls: dict[str, Any]) -> None:

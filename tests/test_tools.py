@@ -116,12 +116,13 @@ def test_search_in_file(tools: InMemory) -> None:
     assert match == {
         "page": 1,
         "line_number": 2,
+        "line_in_page": 2,
         "content": "the transformer line",
         "context_before": ["line one"],
         "context_after": ["line three"],
     }
     assert data(case)["matches"] == []
-    pages = [(m["page"], m["line_number"] > 0) for m in data(pages_result)["matches"]]
+    pages = [(m["page"], m["line_in_page"] > 0) for m in data(pages_result)["matches"]]
     assert pages == [(10, True), (11, True), (12, True)]
     assert "invalid regular expression" in error(bad)
 
@@ -193,7 +194,8 @@ def test_read_pdf(tools: InMemory) -> None:
     assert not corrupt["success"] and "failed" in corrupt["error"]
     assert not missing["success"] and "not found" in missing["error"]
     assert not url["success"] and "URL" in url["error"]
-    (bad_range,) = data(read_range)["results"]
+    (bad_range,) = read_range.structured_content["results"]
+    assert read_range.is_error  # its only source failed
     assert not bad_range["success"] and "1-3" in bad_range["error"]
 
 
@@ -213,7 +215,6 @@ def test_extract_pdf_page(tools: InMemory) -> None:
     assert "1-3" in error(page_range)
 
 
-@pytest.mark.skipif(shutil.which("pandoc") is None, reason="pandoc is not installed")
 def test_extract_through_pandoc(tools: InMemory) -> None:
     latex, docx_result = tools.calls(
         ("extract_pdf_page", {"file": "multi.pdf", "pages": [1], "output_format": "latex"}),
@@ -242,7 +243,8 @@ def test_hostile_paths_are_refused_by_every_tool(tools: InMemory, bad: str) -> N
         ("extract_pdf_page", extract),
     ):
         assert "outside the files folder" in error(result), name
-    (entry,) = data(read)["results"]
+    (entry,) = read.structured_content["results"]
+    assert read.is_error  # no source could be read
     assert not entry["success"] and "outside the files folder" in entry["error"]
     assert all("top secret" not in json.dumps(r.structured_content or {}) for r in results)
 

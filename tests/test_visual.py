@@ -209,7 +209,7 @@ def test_search_documents_covers_pages_and_elements(visual: InMemory) -> None:
     assert numbers == [f"[{n}" for n in range(1, len(numbers) + 1)]  # one numbering
 
 
-@pytest.mark.skipif(not ocr.engine().available, reason="Tesseract is not installed")
+@pytest.mark.skipif(not ocr.tesseract().available, reason="Tesseract is not installed")
 def test_a_scanned_pdf_is_found_through_search_pdf(visual: InMemory) -> None:
     scan, scan_info, scan_page = visual.calls(
         ("search_pdf", {"pdf_name": "scan", "query": "purchase order 5521"}),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import html
+import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -311,13 +313,22 @@ def _layout_of_text(page: PageLayout, text: str) -> PageLayout:
 
 
 def _find_pandoc(fmt: str) -> str:
+    """The pandoc on PATH, else the one the pypandoc-binary wheel ships (a dependency, so
+    `pip install` alone gives latex and docx). Found without importing pypandoc, which
+    would run pandoc to learn its version."""
     program = shutil.which("pandoc")
-    if program is None:
-        raise ConversionError(
-            f"output_format {fmt!r} needs pandoc, which is not installed "
-            "(Debian: apt-get install pandoc)"
-        )
-    return program
+    if program is not None:
+        return program
+    spec = importlib.util.find_spec("pypandoc")
+    if spec is not None and spec.origin is not None:
+        for name in ("pandoc", "pandoc.exe"):
+            bundled = Path(spec.origin).parent / "files" / name
+            if bundled.is_file() and os.access(bundled, os.X_OK):
+                return str(bundled)
+    raise ConversionError(
+        f"output_format {fmt!r} needs pandoc, which is not installed "
+        "(pip install pypandoc-binary, or Debian: apt-get install pandoc)"
+    )
 
 
 def run_pandoc(program: str, markdown: str, fmt: str, deadline: float, timeout: float) -> bytes:

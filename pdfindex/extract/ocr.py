@@ -1,8 +1,9 @@
-"""OCR of page images with the Tesseract command-line program.
+"""OCR of page images: Tesseract when it is installed, else RapidOCR (installed by pip).
 
-The program, not a Python binding: nothing to compile, and a page that makes Tesseract
-hang or crash only costs a child process. One run per page gives text and word
-confidences at once (TSV output).
+Tesseract runs as its command-line program, not a Python binding: nothing to compile, and
+a page that makes it hang or crash only costs a child process. One run per page gives text
+and word confidences at once (TSV output). RapidOCR (pdfindex.extract.rapidocr) needs no
+system package, reads only Chinese and English, and is slower.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ import functools
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from pdfindex.extract import rapidocr
 
 MIN_TEXT_CHARS = 20  # a page with fewer non-space characters has no real text layer
 OCR_DPI = 300
@@ -19,47 +23,92 @@ OCR_DPI = 300
 
 @dataclass(frozen=True)
 class OcrEngine:
-    """What OCR can do here: `available` is False with `reason` when it cannot run."""
+    """What an OCR engine can do here: `available` is False with `reason` when it cannot
+    run; `version` names it (`tesseract 5.3.0`, `rapidocr-onnxruntime 1.4.4`)."""
 
     available: bool
     version: str = ""
     languages: tuple[str, ...] = ()
     reason: str = ""
+    name: str = ""  # "tesseract" or "rapidocr"
 
 
 @dataclass(frozen=True)
 class OcrText:
     text: str
-    confidence: float  # mean word confidence, 0-100
+    confidence: float  # mean word (Tesseract) or line (RapidOCR) confidence, 0-100
 
 
 @functools.cache
-def engine() -> OcrEngine:
+def tesseract() -> OcrEngine:
     """Tesseract's version and installed languages (looked up once per process)."""
     program = shutil.which("tesseract")
     if program is None:
-        return OcrEngine(False, reason="tesseract not found (install the tesseract-ocr package)")
+        reason = "tesseract not found (install the tesseract-ocr package)"
+        return OcrEngine(False, reason=reason, name="tesseract")
     try:
         version = _run([program, "--version"], timeout=30).splitlines()[0].strip()
         listing = _run([program, "--list-langs"], timeout=30).splitlines()
     except (OSError, subprocess.SubprocessError) as exc:
-        return OcrEngine(False, reason=f"tesseract does not run: {exc}")
+        return OcrEngine(False, reason=f"tesseract does not run: {exc}", name="tesseract")
     languages = tuple(line.strip() for line in listing[1:] if line.strip())
-    return OcrEngine(True, version=version, languages=languages)
+    return OcrEngine(True, version=version, languages=languages, name="tesseract")
 
 
-def unavailable_reason(lang: str) -> str | None:
-    """Why OCR in `lang` cannot run here (None: it can)."""
-    found = engine()
+@functools.cache
+def rapid() -> OcrEngine:
+    """RapidOCR, when its package loads here (looked up once per process)."""
+    try:
+        version = rapidocr.version()
+    except (LookupError, OSError, subprocess.SubprocessError) as exc:
+        return OcrEngine(False, reason=str(exc), name="rapidocr")
+    return OcrEngine(True, version=version, languages=rapidocr.LANGUAGES, name="rapidocr")
+
+
+ENGINES: dict[str, Callable[[], OcrEngine]] = {"tesseract": tesseract, "rapidocr": rapid}
+
+
+def _cannot_read(found: OcrEngine, lang: str) -> str | None:
+    """Why `found` cannot read `lang` (None: it can)."""
     if not found.available:
         return found.reason
     missing = [code for code in lang.split("+") if code not in found.languages]
-    if missing:
+    if not missing:
+        return None
+    if found.name == "rapidocr":
         return (
-            f"Tesseract language data {', '.join(missing)} not installed "
-            f"(Debian: tesseract-ocr-{missing[0]}); installed: {', '.join(found.languages)}"
+            f"RapidOCR reads only {' and '.join(found.languages)}, not {', '.join(missing)} "
+            "(install Tesseract for other languages)"
         )
-    return None
+    return (
+        f"Tesseract language data {', '.join(missing)} not installed "
+        f"(Debian: tesseract-ocr-{missing[0]}); installed: {', '.join(found.languages)}"
+    )
+
+
+def select(lang: str = "eng", choice: str = "auto") -> tuple[OcrEngine | None, str | None]:
+    """The engine that reads `lang` here, or None and why none can: `auto` takes Tesseract
+    when it reads the language, else RapidOCR."""
+    names = ENGINES if choice == "auto" else [choice]
+    reasons = []
+    for name in names:
+        found = ENGINES[name]()
+        reason = _cannot_read(found, lang)
+        if reason is None:
+            return found, None
+        reasons.append(reason)
+    return None, "; ".join(reasons)
+
+
+def engine(lang: str = "eng", choice: str = "auto") -> OcrEngine:
+    """The engine OCR uses here for `lang`, or an unavailable one with the reason."""
+    found, reason = select(lang, choice)
+    return found or OcrEngine(False, reason=reason or "")
+
+
+def unavailable_reason(lang: str, choice: str = "auto") -> str | None:
+    """Why OCR in `lang` cannot run here (None: it can)."""
+    return select(lang, choice)[1]
 
 
 def needs_ocr(text: str) -> bool:
@@ -67,8 +116,15 @@ def needs_ocr(text: str) -> bool:
     return sum(1 for c in text if not c.isspace()) < MIN_TEXT_CHARS
 
 
-def recognise_png(png: bytes, lang: str, timeout: float) -> OcrText:
-    """Text of one page image, lines and paragraphs as Tesseract found them."""
+def recognise_png(png: bytes, lang: str, timeout: float, choice: str = "auto") -> OcrText:
+    """Text of one page image, lines and paragraphs as the engine found them. RapidOCR runs
+    in this process: the pool's time limit, not `timeout`, stops a page it hangs on."""
+    found, reason = select(lang, choice)
+    if found is None:
+        raise RuntimeError(reason)
+    if found.name == "rapidocr":
+        text, confidence = rapidocr.recognise(png)
+        return OcrText(text=text, confidence=confidence)
     env = dict(os.environ, OMP_THREAD_LIMIT="1")  # the pool already uses every core
     tsv = _run(
         ["tesseract", "stdin", "stdout", "-l", lang, "--psm", "3", "tsv"],

@@ -33,6 +33,7 @@ class ExtractOptions:
 
     ocr: bool = True
     ocr_lang: str = "eng"
+    ocr_engine: str = "auto"
     timeout: float = 120.0
 
 
@@ -69,7 +70,7 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
         extraction.notes.append(f"ocr: cannot inspect pages: {describe(exc)}")
         return
     reason = None if options.ocr else "OCR is switched off"
-    reason = reason or ocr.unavailable_reason(options.ocr_lang)
+    reason = reason or ocr.unavailable_reason(options.ocr_lang, options.ocr_engine)
     if reason:
         extraction.ocr_missing = wanted
         extraction.notes.append(f"ocr: {len(wanted)} page(s) without text not read: {reason}")
@@ -78,7 +79,7 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
         try:
             png, _count = render_page_png(path, number, ocr.OCR_DPI)
             limit = options.timeout * OCR_PAGE_SHARE
-            found = ocr.recognise_png(png, options.ocr_lang, timeout=limit)
+            found = ocr.recognise_png(png, options.ocr_lang, limit, options.ocr_engine)
         except Exception as exc:  # a page Tesseract cannot read stays as it was
             extraction.ocr_missing.append(number)
             extraction.notes.append(f"ocr: page {number}: {describe(exc)}")

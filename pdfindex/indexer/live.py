@@ -17,7 +17,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from pdfindex.errors import IndexLocked
-from pdfindex.indexer.update import Indexer
+from pdfindex.indexer.update import Indexer, Step
 from pdfindex.models import Summary
 
 log = logging.getLogger(__name__)
@@ -47,12 +47,15 @@ class LiveIndex:
         quiet: float = 1.0,
         max_delay: float = 10.0,
         on_summary: Callable[[Summary], None] | None = None,
+        on_step: Callable[[Step], None] | None = None,
     ) -> None:
         self.indexer = indexer
         self.watch = watch
         self.quiet = quiet
         self.max_delay = max_delay
         self.on_summary = on_summary
+        self.on_step = on_step  # called on the writer thread after each file of a run
+        self.step: Step | None = None  # where the running reindex is; None between runs
         self.caught_up = threading.Event()
         self.last_summary: Summary | None = None
         self.last_error: str | None = None
@@ -63,13 +66,11 @@ class LiveIndex:
         self._busy = False
         self._runs = 0  # reindex runs finished, for index_now
         self._thread: threading.Thread | None = None
-        self._started = time.monotonic()
         self._observer: Observer | None = None  # type: ignore[valid-type]
 
     # -- life cycle ------------------------------------------------------------------
 
     def start(self) -> LiveIndex:
-        self._started = time.monotonic()
         pool = self.indexer.new_pool()
         pool.warm()  # a landed file is extracted without waiting for a worker to start
         self.indexer.shared_pool = pool
@@ -109,13 +110,26 @@ class LiveIndex:
     def pending(self) -> bool:
         """Changes seen but not yet committed (or being committed now)."""
         with self._changed:
-            return self._busy or self._first_event is not None or not self.caught_up.is_set()
+            return self._pending_locked()
 
-    def wait_caught_up(self, grace: float) -> None:
-        """Wait for the catch-up scan, but never past `grace` seconds after start: a huge
-        first build must not hold every call back."""
-        if not self.caught_up.is_set():
-            self.caught_up.wait(max(0.0, self._started + grace - time.monotonic()))
+    def wait_for(self, check: Callable[[], bool], timeout: float) -> bool:
+        """Wait until `check()` holds (re-checked after each file the writer finishes and
+        at least every 0.2 s, for commits) or nothing is pending any more; False on
+        timeout. For one file a call asks about, never for the whole scan."""
+        deadline = time.monotonic() + timeout
+        while not check():
+            with self._changed:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set() or not self._pending_locked():
+                    break
+                self._changed.wait(min(left, 0.2))
+        else:
+            return True
+        return check()
+
+    def _pending_locked(self) -> bool:
+        """`pending`, for a caller that holds the condition already."""
+        return self._busy or self._first_event is not None or not self.caught_up.is_set()
 
     def index_now(self, timeout: float = 120.0) -> bool:
         """Run a reindex at once (no debounce) and wait for it; False on timeout."""
@@ -175,6 +189,16 @@ class LiveIndex:
                 with self._changed:
                     self._busy = False
 
+    def _progress(self, step: Step) -> None:
+        self.step = step
+        if self.on_step is not None:
+            try:
+                self.on_step(step)
+            except Exception:  # a display that fails must not stop the indexing
+                log.exception("progress callback failed")
+        with self._changed:
+            self._changed.notify_all()  # wakes wait_for
+
     def _changes_waiting(self) -> bool:
         """New changes arrived: the elements pass yields to them (text comes first)."""
         with self._changed:
@@ -186,6 +210,7 @@ class LiveIndex:
         try:
             summary = self.indexer.reindex(
                 commit_interval=5.0,
+                progress=self._progress,
                 should_stop=self._stop.is_set,
                 elements_should_stop=self._changes_waiting,
             )
@@ -199,9 +224,11 @@ class LiveIndex:
             log.exception("%s failed", reason)
             return
         finally:
+            self.step = None
             with self._changed:
                 self._busy = False
                 self._runs += 1
+                self._changed.notify_all()
         self.last_error = None
         self.last_summary = summary
         changed = summary.added + summary.updated + summary.moved + summary.removed + summary.failed

@@ -26,13 +26,27 @@ from pdfindex.extract.worker import ExtractOptions
 from pdfindex.indexer.pool import ELEMENTS, ExtractionPool
 from pdfindex.indexer.records import element_pages, is_pdf, new_record
 from pdfindex.indexer.scan import DiskFile, scan_folder
+from pdfindex.memory import release_freed_memory
 from pdfindex.models import ElementsState, FileRecord, Summary
 from pdfindex.paths import assign_slug
 from pdfindex.search.textmatch import index_text
 
 log = logging.getLogger(__name__)
 PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FAILED
-Progress = Callable[[int, int], None]
+TEXT, ELEMENTS_STAGE = "text", "elements"  # the two passes of a reindex, in order
+
+
+@dataclass(frozen=True)
+class Step:
+    """Where a reindex is, after each file: for the CLI's bar and get_library_status."""
+
+    stage: str  # TEXT (page text, searchable once committed) or ELEMENTS_STAGE
+    done: int
+    total: int
+    path: str = ""  # the file just finished ("" when a pass starts)
+
+
+Progress = Callable[[Step], None]
 
 
 class Indexer:
@@ -73,19 +87,21 @@ class Indexer:
                 slugs = {path: record.slug for path, record in previous.items() if path in disk}
                 catalog = {} if full else previous
                 jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
-                counter = _Counter(len(jobs), progress, should_stop)
+                counter = _Counter(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval)
+            release_freed_memory()  # the writer's buffer and merges, until the next batch
             while not finished:  # later batches, each in its own commit
                 with self.engine.writer(timeout=timeout) as writer:
                     finished = self._drain(writer, results, summary, counter, interval)
+                release_freed_memory()
         finally:
             if results is not None:
                 results.close()  # stops the extraction workers
         if self.settings.elements and not counter.stopped():
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
-            self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops))
+            self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops), progress)
             summary.elements_seconds = time.monotonic() - text_done
         summary.seconds = time.monotonic() - started
         return summary
@@ -100,7 +116,11 @@ class Indexer:
         return self._versions["elements"]
 
     def _elements_pass(
-        self, summary: Summary, interval: float, should_stop: Callable[[], bool]
+        self,
+        summary: Summary,
+        interval: float,
+        should_stop: Callable[[], bool],
+        progress: Progress | None = None,
     ) -> None:
         """Find figures, tables and equations in the PDFs whose text is indexed but whose
         elements are pending: only on candidate pages, cached by content hash."""
@@ -121,11 +141,12 @@ class Indexer:
                         jobs.append((record, pages))
                 if not jobs:
                     return
+                counter = _Counter(ELEMENTS_STAGE, len(jobs), progress, should_stop)
                 results = self._find_elements(jobs)
-                finished = self._drain_elements(writer, results, summary, interval, should_stop)
+                finished = self._drain_elements(writer, results, summary, interval, counter)
             while not finished:
                 with self.engine.writer(timeout=timeout) as writer:
-                    finished = self._drain_elements(writer, results, summary, interval, should_stop)
+                    finished = self._drain_elements(writer, results, summary, interval, counter)
         finally:
             if results is not None:
                 results.close()
@@ -147,12 +168,13 @@ class Indexer:
         results: Iterator[tuple[FileRecord, Extraction]],
         summary: Summary,
         interval: float,
-        should_stop: Callable[[], bool],
+        counter: _Counter,
     ) -> bool:
         deadline = time.monotonic() + interval
         for record, found in results:
             self._write_elements(writer, record, found, summary)
-            if should_stop():
+            counter.step(record.path)
+            if counter.stopped():
                 return True  # the rest stays pending for the next run
             if time.monotonic() > deadline:
                 return False
@@ -187,7 +209,7 @@ class Indexer:
         deadline = None if interval is None else time.monotonic() + interval
         for job, extraction in results:
             self._write(writer, job, extraction, summary)
-            counter.step()
+            counter.step(job.file.path)
             if counter.stopped():
                 return True
             if deadline is not None and time.monotonic() > deadline:
@@ -271,7 +293,8 @@ class Indexer:
 
     def ocr_ready(self) -> bool:
         """OCR is on and Tesseract can read the configured language."""
-        return self.settings.ocr and ocr.unavailable_reason(self.settings.ocr_lang) is None
+        s = self.settings
+        return s.ocr and ocr.unavailable_reason(s.ocr_lang, s.ocr_engine) is None
 
     def _cached(self, sha: str, path: str) -> Extraction | None:
         """The cached extraction for these bytes made with today's settings, if any."""
@@ -341,7 +364,9 @@ class Indexer:
 
     def new_pool(self, workers: int | None = None) -> ExtractionPool:
         s = self.settings
-        options = ExtractOptions(ocr=s.ocr, ocr_lang=s.ocr_lang, timeout=s.timeout)
+        options = ExtractOptions(
+            ocr=s.ocr, ocr_lang=s.ocr_lang, ocr_engine=s.ocr_engine, timeout=s.timeout
+        )
         return ExtractionPool(
             s.extractor, workers or s.worker_count, s.timeout, s.memory_mb, options
         )
@@ -400,17 +425,25 @@ class _Job:
 
 
 class _Counter:
-    """Progress over the files that needed parsing."""
+    """Progress of one pass over the files it works on (told once at its start, then
+    after each file)."""
 
     def __init__(
-        self, total: int, progress: Progress | None, should_stop: Callable[[], bool] | None
+        self,
+        stage: str,
+        total: int,
+        progress: Progress | None,
+        should_stop: Callable[[], bool] | None,
     ) -> None:
-        self.total, self.done, self.progress, self.should_stop = total, 0, progress, should_stop
+        self.stage, self.total, self.done = stage, total, 0
+        self.progress, self.should_stop = progress, should_stop
+        if progress and total:
+            progress(Step(stage, 0, total))
 
     def stopped(self) -> bool:
         return bool(self.should_stop and self.should_stop())
 
-    def step(self) -> None:
+    def step(self, path: str) -> None:
         self.done += 1
         if self.progress:
-            self.progress(self.done, self.total)
+            self.progress(Step(self.stage, self.done, self.total, path))

@@ -5,6 +5,7 @@ Formatted text where seed 004 returns text, so a model can build follow-up calls
 
 from __future__ import annotations
 
+import mimetypes
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -13,11 +14,13 @@ from rapidfuzz import fuzz, process
 
 from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES
-from pdfindex.errors import DocumentNotFound, InvalidQuery
-from pdfindex.extract.adapters.base import OK
+from pdfindex.errors import InvalidQuery
+from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.models import FileRecord
 from pdfindex.query import parse
 from pdfindex.search.ranked import ranked_elements, ranked_search
+from pdfindex.tools import names
+from pdfindex.tools.budget import cap_text
 from pdfindex.tools.results import (
     DocumentInfoResult,
     FindDocumentResult,
@@ -35,12 +38,8 @@ def iso(timestamp: float | None) -> str | None:
 
 
 def record_by_slug(index: PdfIndex, slug: str) -> FileRecord:
-    record = index.engine.record_by_slug(slug.strip().lower())
-    if record is not None:
-        return record
-    raise DocumentNotFound(
-        f"Document '{slug}' not found. Use find_document to resolve partial names."
-    )
+    """A document by slug, path or path without extension (pdfindex.tools.names)."""
+    return names.find_document(index, slug)
 
 
 def search_documents(
@@ -53,8 +52,7 @@ def search_documents(
     tree = parse(query, any_word=True)
     total, hits = ranked_search(index.engine, tree, limit=limit, slug=slug)
     _, elements = ranked_elements(
-        index.engine,
-        query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
+        index.engine, query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
     )
     if not hits and not elements:
         return f'No results for "{query}".'
@@ -99,10 +97,12 @@ def shorten(text: str, most: int) -> str:
 
 
 def document_info(index: PdfIndex, slug: str) -> DocumentInfoResult:
-    """Everything known about one document (serves seeds 002 and 004)."""
+    """Everything known about one document: seed 004's flat keys and seed 002's nested
+    `document_info` in one answer."""
     record = record_by_slug(index, slug)
     return {
         "status": "success",
+        "document_info": seed002_info(record, changed_on_disk(index, record)),
         "document_id": record.slug,
         "slug": record.slug,
         "title": record.title,
@@ -130,6 +130,61 @@ def document_info(index: PdfIndex, slug: str) -> DocumentInfoResult:
         },
         "notes": record.notes,
     }
+
+
+def changed_on_disk(index: PdfIndex, record: FileRecord) -> bool:
+    """The file differs from what was indexed (size or time): it is being re-indexed."""
+    try:
+        stat = index.resolve(record.path)[0].stat()
+    except OSError:
+        return False
+    return (stat.st_size, stat.st_mtime) != (record.size, record.mtime)
+
+
+def seed002_info(record: FileRecord, changed: bool = False) -> dict[str, Any]:
+    """Seed 002's `document_info`: sizes as text, times as ISO strings, one chunk per
+    indexed page, no embedding stage (the index is full-text)."""
+    status = "completed" if record.status in (OK, EMPTY) else "failed"
+    return {
+        "id": record.slug,
+        "file_name": record.path.rsplit("/", 1)[-1],
+        "file_path": record.path,
+        "file_size": human_size(record.size),
+        "processing_status": "processing" if changed else status,
+        "created_at": iso(record.mtime),
+        "processed_at": iso(record.indexed_at),
+        "metadata": {
+            "page_count": record.pages,
+            "processing_time": None,
+            "language": record.language,
+            "content_type": mimetypes.guess_type(record.path)[0] or "application/octet-stream",
+            "chunk_count": record.pages if record.status == OK else 0,
+        },
+        "processing_stages": {
+            "ocr": {
+                "status": "completed" if record.ocr_pages else "skipped",
+                "confidence": record.ocr_confidence,
+                "duration": None,
+                "pages": record.ocr_pages,
+            },
+            "embedding": {
+                "status": "skipped",
+                "model": "none (BM25 full-text index)",
+                "dimensions": 0,
+                "duration": None,
+            },
+        },
+    }
+
+
+def human_size(size: int) -> str:
+    """Bytes as seed 002 shows them: '1.4 MB'."""
+    amount = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if amount < 1024 or unit == "GB":
+            return f"{amount:.0f} {unit}" if unit == "B" else f"{amount:.1f} {unit}"
+        amount /= 1024
+    return f"{size} B"
 
 
 def find_document(index: PdfIndex, query: str, limit: int = 5) -> FindDocumentResult:
@@ -169,7 +224,9 @@ def _sorted(index: PdfIndex, sort_by: str) -> list[FileRecord]:
     return sorted(records, key=key)
 
 
-def list_documents(index: PdfIndex) -> str:
+def list_documents(index: PdfIndex, limit: int = 40_000) -> str:
+    """Every document, one line each; cut at `limit` characters with a pointer to
+    list_documents_paginated."""
     records = _sorted(index, "title")
     if not records:
         return "The library is empty: add PDFs to the files folder."
@@ -177,7 +234,7 @@ def list_documents(index: PdfIndex) -> str:
     for r in records:
         state = "" if r.status == OK else f" [{r.status}]"
         lines.append(f"- {r.slug}: {r.title} ({r.pages} pages){state}")
-    return "\n".join(lines)
+    return cap_text("\n".join(lines), limit, "list_documents_paginated(page=...) lists them all")
 
 
 def list_documents_paginated(
@@ -215,10 +272,13 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
     stats = index.stats()
     counts = ", ".join(f"{n} {status}" for status, n in stats["by_status"].items())
     settings = index.settings
+    indexing = index.indexing()  # never waits: answers from what is indexed now
+    state = "OK" if not indexing else "indexing (searches see what is indexed so far)"
     lines = [
-        "Library status: " + ("OK" if not last_error else f"degraded ({last_error})"),
+        "Library status: " + (state if not last_error else f"degraded ({last_error})"),
         f"Documents: {stats['documents']} ({counts})",
         f"Pages: {stats['pages']}",
+        f"Indexing: {indexing or 'idle'}",
         f"Pending changes: {'yes' if pending else 'none'}",
         f"Watcher: {'running' if watching else 'off'}",
         f"Last commit: {stats['last_update'] or 'never'}",

@@ -8,9 +8,9 @@ from typing import Any
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED
-from pdfindex.paths import relative_posix, resolve_inside
 from pdfindex.search.exact import MAX_CONTEXT, check_range, exact_search
-from pdfindex.tools.budget import fit
+from pdfindex.tools import names
+from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
 from pdfindex.tools.results import SearchPdfResult
 
 NOT_INDEXED = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
@@ -23,20 +23,19 @@ def search_pdf(
     """Seed 000: {file_exists, query_exists, matches[, error]} from the index."""
     check_range("topk", topk, 1, 100)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
-    name = _PDF_SUFFIX.sub("", (pdf_name or "").strip())
-    if not name:
+    name = (pdf_name or "").strip()
+    if not _PDF_SUFFIX.sub("", name):
         raise InvalidQuery(
             "pdf_name is empty: give a file name under the files folder, without .pdf"
         )
-    path = resolve_inside(index.settings.files_dir, name + ".pdf")
+    record = names.lookup(index, name)  # path, path without .pdf, or slug
     result: dict[str, Any] = {
-        "file_exists": path.is_file(),
+        "file_exists": record is not None or names.on_disk(index, name) is not None,
         "query_exists": False,
         "matches": [],
     }
     if not result["file_exists"]:
         return result
-    record = index.engine.record(relative_posix(index.settings.files_dir, path))
     if record is None:
         result["error"] = NOT_INDEXED
         return result
@@ -54,11 +53,19 @@ def search_pdf(
     return _bounded(result, index.settings.max_response_chars)
 
 
+def with_suggestions(index: PdfIndex, result: SearchPdfResult, pdf_name: str) -> SearchPdfResult:
+    """A missing file's answer, in seed 000's shape, with the closest names as `error`."""
+    if not result["file_exists"] and "error" not in result:
+        result["error"] = names.not_found(index, (pdf_name or "").strip())
+    return result
+
+
 def _bounded(result: dict[str, Any], budget: int) -> dict[str, Any]:
     """Cut the match list so one response stays under `budget` characters."""
+    budget = items_budget(budget)
     kept, truncated = fit(result["matches"], budget)
-    if truncated or any(len(m) > budget for m in kept):
-        result["matches"] = [m[:budget] for m in kept]
+    if truncated or any(size_of(m) > budget for m in kept):
+        result["matches"] = [cut_text(m, budget) for m in kept]
         result["truncated"] = True
         result["note"] = (
             f"response cut to {budget} characters; ask for a smaller context_length or topk"

@@ -9,10 +9,12 @@ from pdfindex.errors import InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.indexer.scan import scan_folder
-from pdfindex.tools.budget import fit, size_of
+from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
+from pdfindex.tools.names import NAMING, find_document, resolve_scope
 from pdfindex.tools.results import ListSearchableFilesResult, ReadPdfResult, ReadPdfSource
 
 PENDING = "pending"  # on disk, not (or not yet in its current state) in the index
+PAGE_ENVELOPE = 200  # the source's own keys around its pages
 
 
 def normalize_types(file_types: list[str] | None) -> set[str] | None:
@@ -23,10 +25,9 @@ def normalize_types(file_types: list[str] | None) -> set[str] | None:
 
 
 def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> list[dict[str, Any]]:
-    """Supported files under `path` (a folder or one file), with their index status."""
-    real, rel = index.resolve(path)
-    if not real.exists():
-        raise InvalidQuery(f"{path!r} does not exist under the files folder")
+    """Supported files under `path` (a folder, or one file by any of its names), with
+    their index status."""
+    _, rel = resolve_scope(index, path)
     types = normalize_types(file_types)
     disk = scan_folder(index.settings.files_dir)
     catalog = index.engine.catalog()
@@ -58,7 +59,7 @@ def list_searchable_files(
     index: PdfIndex, path: str = ".", file_types: list[str] | None = None, offset: int = 0
 ) -> ListSearchableFilesResult:
     rows = files_under(index, path, file_types)
-    kept, truncated = fit(rows[offset:], index.settings.max_response_chars)
+    kept, truncated = fit(rows[offset:], items_budget(index.settings.max_response_chars))
     result: dict[str, Any] = {"path": path, "files": kept, "total": len(rows)}
     if truncated:
         result.update(truncated=True, next_offset=offset + len(kept))
@@ -73,7 +74,7 @@ def read_pdf(
     include_page_count: bool = True,
 ) -> ReadPdfResult:
     """Seed 003: several sources in one call, each with its own success flag and error."""
-    budget = index.settings.max_response_chars
+    budget = items_budget(index.settings.max_response_chars)
     results = []
     for source in sources:
         try:
@@ -103,13 +104,8 @@ def _read_one(
         raise InvalidQuery("URLs are not read: give a path under the files folder")
     path = source.get("path")
     if not path:
-        raise InvalidQuery("each source needs a 'path' under the files folder")
-    real, rel = index.resolve(path)
-    if not real.is_file():
-        raise InvalidQuery(f"file not found: {path}")
-    record = index.engine.record(rel)
-    if record is None:
-        raise InvalidQuery(f"{path} is not indexed yet; retry shortly")
+        raise InvalidQuery(f"each source needs a 'path': {NAMING}")
+    record = find_document(index, path)
     if record.status not in (OK, EMPTY):
         raise PdfIndexError(f"cannot read {path}: {record.status}: {record.error}")
     data: dict[str, Any] = {}
@@ -132,7 +128,12 @@ def _read_one(
         texts = index.engine.page_texts(record.slug)
         numbers = parse_pages(wanted, len(texts)) if wanted else list(range(1, len(texts) + 1))
         pages = [{"page": n, "text": texts[n - 1]} for n in numbers]
-        kept, truncated = fit(pages, max(budget - size_of(data), 1000))
+        room = max(budget - size_of(data) - PAGE_ENVELOPE, 0)
+        kept, truncated = fit(pages, room)
+        cut_page = kept and size_of(kept[0]) > room  # one page alone is too big
+        if cut_page:
+            kept = [kept[0] | {"text": cut_text(kept[0]["text"], room)}]
+            truncated = True
         if wanted is not None:
             data["page_texts"] = kept
         else:
@@ -140,8 +141,11 @@ def _read_one(
         if truncated:
             rest = numbers[len(kept) :]
             data["truncated"] = True
-            data["next_pages"] = f"{rest[0]}-{rest[-1]}"
-            data.setdefault("warnings", []).append(
-                f"response size limit reached: ask for pages {rest[0]}-{rest[-1]} next"
-            )
+            warning = "response size limit reached"
+            if cut_page:
+                warning += f": page {kept[0]['page']} was cut (search_in_file finds lines in it)"
+            if rest:
+                data["next_pages"] = f"{rest[0]}-{rest[-1]}"
+                warning += f"; ask for pages {rest[0]}-{rest[-1]} next"
+            data.setdefault("warnings", []).append(warning)
     return {"source": _label(source), "success": True, "data": data}

@@ -19,8 +19,9 @@ from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.query import normalize_query, words
-from pdfindex.tools.budget import fit
+from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
+from pdfindex.tools.names import resolve_scope
 from pdfindex.tools.results import FuzzySearchResult
 
 BATCH_NOTE = (
@@ -76,7 +77,7 @@ def fuzzy_search(
         }
         for m in matches[offset : offset + max_results]
     ]
-    kept, truncated = fit(rows, index.settings.max_response_chars)
+    kept, truncated = fit(rows, items_budget(index.settings.max_response_chars))
     result.update(matches=kept, total_matches=len(matches))
     if truncated or offset + len(kept) < len(matches):
         result["next_offset"] = offset + len(kept)
@@ -86,10 +87,9 @@ def fuzzy_search(
 
 
 def _scope(index: PdfIndex, path: str) -> str | None:
-    """None for the whole folder, 'a/b.pdf' for a file, 'a/' for a sub-folder."""
-    real, rel = index.resolve(path)
-    if not real.exists():
-        raise InvalidQuery(f"{path!r} does not exist under the files folder")
+    """None for the whole folder, 'a/b.pdf' for a file (by any of its names), 'a/' for
+    a sub-folder."""
+    real, rel = resolve_scope(index, path)
     if rel == ".":
         return None
     return rel if real.is_file() else rel.rstrip("/") + "/"

@@ -6,14 +6,18 @@ is stopped and reported, never left to hang the server.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import regex
 
 from pdfindex.api import PdfIndex
-from pdfindex.errors import DocumentNotFound, InvalidQuery
-from pdfindex.tools.budget import fit
+from pdfindex.errors import InvalidQuery
+from pdfindex.tools.budget import fit, items_budget
+from pdfindex.tools.names import find_document
 from pdfindex.tools.results import SearchInFileResult
 
 MAX_PATTERN = 1000
@@ -44,6 +48,66 @@ def page_filter(pattern: str, case_sensitive: bool) -> regex.Pattern | None:
     return regex.compile(pattern, flags)
 
 
+def _pages_with_matches(
+    whole_page: regex.Pattern, texts: list[str], search: Callable[[regex.Pattern, str, int], int]
+) -> set[int]:
+    """The pages (0-based) where a match of `whole_page` starts, found in one pass over the
+    pages joined by line breaks instead of one search per page (1,321 pages: 16 -> 3 ms).
+    After a match the search goes on from the next page's start, so a match running
+    across a page break cannot hide one inside the next page; such a page is kept too,
+    which is harmless: its lines are searched one by one."""
+    starts = list(itertools.accumulate((len(text) + 1 for text in texts), initial=0))
+    joined = "\n".join(texts)
+    found: set[int] = set()
+    position = 0
+    while position < len(joined):
+        start = search(whole_page, joined, position)
+        if start < 0:
+            break
+        page = bisect.bisect_right(starts, start) - 1
+        found.add(page)
+        position = starts[page + 1]
+    return found
+
+
+def _hopeful_lines(
+    whole_page: regex.Pattern, text: str, count: int, find: Callable[..., int]
+) -> Iterable[int]:
+    """Line numbers (1-based) of `text` where a match of `whole_page` starts, searching
+    the page from line to line instead of each of its lines. A line that matches on its
+    own is a place the page matches too, so the leftmost match from any earlier line
+    start lies at or before it: no matching line is skipped. Lines as splitlines() makes
+    them (all lines, when the two disagree)."""
+    starts = [0] + [found.end() for found in _LINE_BREAK.finditer(text)]
+    if starts[-1] == len(text) and len(starts) > 1:
+        starts.pop()  # a final line break ends the last line, it starts no new one
+    if len(starts) != count:
+        yield from range(1, count + 1)
+        return
+    position = 0
+    while (start := find(whole_page, text, position)) >= 0:
+        number = bisect.bisect_right(starts, start)
+        yield number
+        if number >= count:
+            return
+        position = starts[number]
+
+
+_LINE_BREAK = regex.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _line_counter(texts: list[str]) -> Callable[[str], int]:
+    """len(text.splitlines()) for each of these pages, without building their lines when
+    \n is their only line break (stored text: extract/text.py drops \r and the other
+    controls splitlines() also breaks at; U+2028 and U+2029 are looked for once)."""
+    if any(mark in text for text in texts for mark in _OTHER_BREAKS):
+        return lambda text: len(text.splitlines())
+    return lambda text: text.count("\n") + (1 if text and text[-1] != "\n" else 0)
+
+
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def search_in_file(
     index: PdfIndex,
     file: str,
@@ -52,44 +116,58 @@ def search_in_file(
     case_sensitive: bool = False,
     offset: int = 0,
 ) -> SearchInFileResult:
-    """Every line matching `pattern`, with page, line number within the page, context."""
+    """Every line matching `pattern`, with its line number in the file (seed 001), its
+    page and line number within that page, and context lines."""
     compiled = compile_pattern(pattern, case_sensitive)
-    _, rel = index.resolve(file)
-    record = index.engine.record(rel)
-    if record is None:
-        raise DocumentNotFound(f"{file!r} is not an indexed file; list_searchable_files shows them")
+    record = find_document(index, file)
     matches: list[dict[str, Any]] = []
     deadline = time.monotonic() + TIME_LIMIT
     whole_page = page_filter(pattern, case_sensitive)
 
-    def search(target: regex.Pattern, text: str) -> bool:
+    def find(target: regex.Pattern, text: str, position: int = 0) -> int:
+        """Where the first match at or after `position` starts; -1 when there is none."""
         remaining = deadline - time.monotonic()
         try:
             if remaining <= 0:
                 raise TimeoutError
-            return target.search(text, timeout=remaining) is not None
+            found = target.search(text, position, timeout=remaining)
+            return -1 if found is None else found.start()
         except TimeoutError as exc:
             raise InvalidQuery(
                 f"pattern {pattern!r} took over {TIME_LIMIT:g} s (catastrophic backtracking?); "
                 "simplify it, e.g. avoid nested quantifiers like (a+)+"
             ) from exc
 
-    for page_number, text in enumerate(index.engine.page_texts(record.slug), start=1):
-        if whole_page is not None and not search(whole_page, text):
+    texts = index.engine.page_texts(record.slug)
+    hopeful = _pages_with_matches(whole_page, texts, find) if whole_page else None
+    line_count = _line_counter(texts)
+    lines_before = 0  # lines of the earlier pages: the file is its pages, one after another
+    for page_number, text in enumerate(texts, start=1):
+        before = lines_before
+        if hopeful is not None and page_number - 1 not in hopeful:
+            lines_before += line_count(text)
             continue  # no line of this page can match
         lines = text.splitlines()
-        for number, line in enumerate(lines, start=1):
-            if search(compiled, line):
+        lines_before += len(lines)
+        numbers = (
+            _hopeful_lines(whole_page, text, len(lines), find)
+            if whole_page
+            else range(1, len(lines) + 1)
+        )
+        for number in numbers:
+            line = lines[number - 1]
+            if find(compiled, line) >= 0:
                 matches.append(
                     {
                         "page": page_number,
-                        "line_number": number,
+                        "line_number": before + number,
+                        "line_in_page": number,
                         "content": line,
                         "context_before": lines[max(0, number - 1 - context_lines) : number - 1],
                         "context_after": lines[number : number + context_lines],
                     }
                 )
-    kept, truncated = fit(matches[offset:], index.settings.max_response_chars)
+    kept, truncated = fit(matches[offset:], items_budget(index.settings.max_response_chars))
     result: dict[str, Any] = {"file": record.path, "matches": kept, "total_matches": len(matches)}
     if truncated:
         result.update(truncated=True, next_offset=offset + len(kept))

@@ -11,9 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pdfindex.api import PdfIndex, parse_pages
-from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange
+from pdfindex.errors import InvalidQuery, PageOutOfRange
 from pdfindex.extract.adapters.pdfium import render_page_png
+from pdfindex.tools.budget import cut_text, items_budget
 from pdfindex.tools.catalog import record_by_slug
+from pdfindex.tools.names import find_document
 from pdfindex.tools.results import ExtractPdfPageResult
 
 DEFAULT_DPI = 150
@@ -72,10 +74,8 @@ def extract_pdf_page(
     preserve_layout: bool = False,
 ) -> ExtractPdfPageResult:
     """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
-    real, rel = index.resolve(file)
-    record = index.engine.record(rel)
-    if record is None or not real.is_file():
-        raise DocumentNotFound(f"{file!r} is not an indexed PDF; list_searchable_files shows them")
+    record = find_document(index, file)
+    real, rel = index.resolve(record.path)
     if not rel.lower().endswith(".pdf"):
         raise InvalidQuery(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
     parse_pages(pages, record.pages)  # clear range errors before any parsing
@@ -88,14 +88,15 @@ def extract_pdf_page(
     result = convert_pages(
         real, pages, output_format, preserve_layout, index.settings.timeout, ocr_texts
     )
-    budget = index.settings.max_response_chars
-    if len(result["content"]) > budget:
+    budget = items_budget(index.settings.max_response_chars)
+    content = cut_text(result["content"], budget)
+    if content != result["content"]:
         if result.get("encoding") == "base64":  # a cut file would be useless
             raise InvalidQuery(
                 f"the {output_format} file is {len(result['content'])} characters in base64, "
                 f"over the {budget} limit: ask for fewer pages at a time"
             )
-        result["content"] = result["content"][:budget]
+        result["content"] = content
         result["truncated"] = True
         result["note"] = f"cut at {budget} characters: ask for fewer pages at a time"
     return result

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from pdfindex.api import PdfIndex
@@ -18,6 +19,9 @@ from pdfindex.extract.adapters.base import OK
 from pdfindex.query import Term, any_of, words
 from pdfindex.search.language import STOP_WORDS
 from pdfindex.search.ranked import ranked_search
+from pdfindex.tools.budget import fit, items_budget
+from pdfindex.tools.catalog import human_size
+from pdfindex.tools.names import NAMING, resolve_file
 from pdfindex.tools.results import (
     ListSessionsResult,
     ProcessDocumentResult,
@@ -30,19 +34,31 @@ SENTENCES_PER_CHUNK = 3
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 CITED_BOOST = 1.25
 EARLIER_QUERY_WEIGHT = 0.3
+ACTIVE_SECONDS = 3600  # a session used within the last hour counts as active
 
 
-def error(kind: str, message: str) -> Seed002Error:
-    """Seed 002's error shape."""
-    return {"status": "error", "error": kind, "message": message}
+def error(kind: str, message: str, details: dict[str, Any] | None = None) -> Seed002Error:
+    """Seed 002's error shape: `details` says which argument was wrong ({parameter,
+    expected, received}) when one was; the request id is also in the session log."""
+    return {
+        "status": "error",
+        "error": kind,
+        "message": message,
+        "details": details or {},
+        "timestamp": iso_now(),
+        "request_id": str(uuid.uuid4()),
+    }
 
 
-def human_size(size: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024  # type: ignore[assignment]
-    return f"{size} B"
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def iso(timestamp: float | None) -> str | None:
+    """Unix seconds as ISO 8601 (UTC), as seed 002 gives its times."""
+    if not timestamp:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
 
 def process_document(
@@ -50,14 +66,33 @@ def process_document(
 ) -> ProcessDocumentResult:
     """Index one file now (it must be inside the files folder) and describe it."""
     started = time.monotonic()
+    wrong = {"parameter": "file_path", "received": file_path}
     try:
-        real, rel = index.resolve(file_path)
+        real, rel = resolve_file(index, file_path)
     except PathOutsideFiles as exc:
-        return error("ValidationError", f"{exc}. Copy the file into the files folder first.")
+        return error(
+            "ValidationError",
+            f"{exc}. Copy the file into the files folder first.",
+            wrong | {"expected": "a file inside the files folder"},
+        )
+    except PdfIndexError as exc:
+        return error(
+            "FileNotFoundError",
+            str(exc),
+            wrong | {"expected": "a file in the files folder: " + NAMING},
+        )
     if not real.is_file():
-        return error("FileNotFoundError", f"{file_path} does not exist in the files folder")
+        return error(
+            "FileNotFoundError",
+            f"{rel} is no longer in the files folder",
+            wrong | {"expected": "a file in the files folder"},
+        )
     if adapter_name_for(rel, index.settings.extractor) is None:
-        return error("UnsupportedFormatError", "supported formats: .pdf, .txt, .md, .markdown")
+        return error(
+            "UnsupportedFormatError",
+            "supported formats: .pdf, .txt, .md, .markdown",
+            wrong | {"expected": ".pdf, .txt, .md or .markdown"},
+        )
     index_now()
     record = index.engine.record(rel)
     if record is None:
@@ -101,15 +136,31 @@ def query_documents(
 ) -> QueryDocumentsResult:
     started = time.monotonic()
     if not 1 <= len(query.strip()) <= 2000:
-        return error("ValidationError", "query must have 1 to 2,000 characters")
+        return error(
+            "ValidationError",
+            "query must have 1 to 2,000 characters",
+            {"parameter": "query", "expected": "1-2000 characters", "received": len(query)},
+        )
     if not 1 <= top_k <= 20:
-        return error("ValidationError", "top_k must be from 1 to 20")
+        return error(
+            "ValidationError",
+            "top_k must be from 1 to 20",
+            {"parameter": "top_k", "expected": "1-20", "received": top_k},
+        )
     try:
         session = sessions.get(str(uuid.UUID(session_id))) if session_id else sessions.new()
     except ValueError:
-        return error("ValidationError", f"session_id {session_id!r} is not a UUID")
+        return error(
+            "ValidationError",
+            f"session_id {session_id!r} is not a UUID",
+            {"parameter": "session_id", "expected": "a UUID", "received": session_id},
+        )
     except SessionNotFound as exc:
-        return error("SessionNotFoundError", str(exc))
+        return error(
+            "SessionNotFoundError",
+            str(exc),
+            {"parameter": "session_id", "expected": "a live session", "received": session_id},
+        )
     if index.stats()["by_status"].get(OK, 0) == 0:
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     wanted = _content_words(query) or set(words(query))
@@ -145,7 +196,8 @@ def query_documents(
         }
         for score, hit, number, chunk in top
     ]
-    sessions.record(session, query, sorted({hit.slug for _, hit, _, _ in top}))
+    elapsed = time.monotonic() - started
+    sessions.record(session, query, sorted({hit.slug for _, hit, _, _ in top}), elapsed)
     return {
         "status": "success",
         "session_id": session.session_id,
@@ -153,7 +205,7 @@ def query_documents(
         "answer": _answer(top, wanted),
         "sources": sources,
         "query_metadata": {
-            "processing_time": round(time.monotonic() - started, 3),
+            "processing_time": round(elapsed, 3),
             "llm_model": "none (extractive answer: quoted passages, no language model)",
             "total_tokens": 0,
             "retrieval": "BM25 over page passages",
@@ -174,16 +226,42 @@ def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
     return "\n".join(lines)
 
 
-def list_sessions(sessions: SessionStore) -> ListSessionsResult:
+def list_sessions(sessions: SessionStore, budget: int = 40_000) -> ListSessionsResult:
+    """Seed 002's inventory, most recent first; cut to `budget` characters."""
+    alive = sessions.all()
+    now = time.time()
     rows = [
         {
             "session_id": s.session_id,
-            "created_at": s.created_at,
-            "last_activity": s.last_activity,
+            "created_at": iso(s.created_at),
+            "last_active_at": iso(s.last_activity),
+            "message_count": len(s.queries),
+            "document_scope": sorted(s.cited()),
+            "metadata": {
+                "user_context": "",
+                "total_queries": len(s.queries),
+                "avg_response_time": s.average_time(),
+            },
             "query_count": len(s.queries),
             "recent_queries": [q["query"] for q in s.queries[-3:]],
-            "documents_cited": sorted(s.cited()),
         }
-        for s in sessions.all()
+        for s in alive
     ]
-    return {"status": "success", "sessions": rows, "total_sessions": len(rows)}
+    oldest = min(alive, key=lambda s: s.created_at, default=None)
+    busiest = max(alive, key=lambda s: len(s.queries), default=None)
+    kept, truncated = fit(rows, items_budget(budget))
+    result: dict[str, Any] = {
+        "status": "success",
+        "sessions": kept,
+        "total_count": len(rows),
+        "active_sessions": sum(now - s.last_activity <= ACTIVE_SECONDS for s in alive),
+        "statistics": {
+            "oldest_session": oldest.session_id if oldest else None,
+            "most_active_session": busiest.session_id if busiest else None,
+            "total_queries": sum(len(s.queries) for s in alive),
+        },
+        "total_sessions": len(rows),
+    }
+    if truncated:
+        result.update(truncated=True, note=f"{len(rows) - len(kept)} older sessions left out")
+    return result

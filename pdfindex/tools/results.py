@@ -2,7 +2,9 @@
 
 The MCP server turns each into the tool's advertised output schema and validates every
 answer against it, so a shape that drifts from its seed fails a test instead of a client.
-Rules the SDK imposes (mcp 2.3, see tests/test_schemas.py):
+Any answer may carry `truncated` and `note`: the server's last guard (tools/budget.py `cap`)
+adds them when an answer still exceeds max_response_chars. Rules the SDK imposes (mcp 2.3,
+see tests/test_schemas.py):
 
 - Every class is `extra="allow"`: keys not declared here are kept (pydantic drops them
   otherwise) and the schema says `additionalProperties: true` ("extra fields are fine").
@@ -18,7 +20,7 @@ Python 3.11 only from it. No `from __future__ import annotations`: with string a
 `__required_keys__` would count the NotRequired keys as required.
 """
 
-from typing import Literal, NotRequired
+from typing import Any, Literal, NotRequired
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
@@ -73,10 +75,12 @@ class FuzzySearchResult(TypedDict):
 
 @_open
 class LineMatch(TypedDict):
-    """One line matching a regex; line numbers count within the page."""
+    """One line matching a regex: `line_number` counts lines in the whole file (seed
+    001), `line_in_page` within its `page`."""
 
     page: int
     line_number: int
+    line_in_page: int
     content: str
     context_before: list[str]
     context_after: list[str]
@@ -91,6 +95,7 @@ class SearchInFileResult(TypedDict):
     total_matches: int
     truncated: NotRequired[bool]
     next_offset: NotRequired[int]
+    note: NotRequired[str]
 
 
 @_open
@@ -132,6 +137,7 @@ class ListSearchableFilesResult(TypedDict):
     total: int
     truncated: NotRequired[bool]
     next_offset: NotRequired[int]
+    note: NotRequired[str]
 
 
 # -- seed 003 -----------------------------------------------------------------
@@ -185,9 +191,64 @@ class ReadPdfResult(TypedDict):
     """read_pdf: one entry per source, in the order asked."""
 
     results: list[ReadPdfSource]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
 
 
 # -- seed 004 (and seed 002's get_document_info) ------------------------------
+
+
+@_open
+class OcrStage(TypedDict):
+    """Seed 002's `processing_stages.ocr`: completed when OCR read pages, else skipped."""
+
+    status: str
+    confidence: float | None
+    duration: float | None
+    pages: int
+
+
+@_open
+class EmbeddingStage(TypedDict):
+    """Seed 002's `processing_stages.embedding`: skipped, the index is full-text (BM25)."""
+
+    status: str
+    model: str
+    dimensions: int
+    duration: float | None
+
+
+@_open
+class ProcessingStages(TypedDict):
+    ocr: OcrStage
+    embedding: EmbeddingStage
+
+
+@_open
+class DocumentInfoMetadata(TypedDict):
+    """Seed 002's `document_info.metadata`; a chunk is one indexed page."""
+
+    page_count: int
+    processing_time: float | None
+    language: str
+    content_type: str
+    chunk_count: int
+
+
+@_open
+class Seed002DocumentInfo(TypedDict):
+    """Seed 002's `document_info`: sizes as text, times as ISO 8601 strings;
+    processing_status is completed, processing (file changed, re-indexing) or failed."""
+
+    id: str
+    file_name: str
+    file_path: str
+    file_size: str
+    processing_status: str
+    created_at: str | None
+    processed_at: str | None
+    metadata: DocumentInfoMetadata
+    processing_stages: ProcessingStages
 
 
 @_open
@@ -212,10 +273,11 @@ class OcrInfo(TypedDict):
 
 @_open
 class DocumentInfoResult(TypedDict):
-    """get_document_info: the document, or seed 002's error shape ({status: "error",
-    error, message}); on success `error` is the file's extraction error, if any."""
+    """get_document_info: seed 004's flat keys and seed 002's `document_info`, or seed
+    002's error shape; on success `error` is the file's extraction error, if any."""
 
     status: Seed002Status
+    document_info: NotRequired[Seed002DocumentInfo]
     document_id: NotRequired[str]
     slug: NotRequired[str]
     title: NotRequired[str]
@@ -235,6 +297,11 @@ class DocumentInfoResult(TypedDict):
     ocr: NotRequired[OcrInfo]
     notes: NotRequired[list[str]]
     message: NotRequired[str]
+    details: NotRequired[dict[str, Any]]
+    timestamp: NotRequired[str]
+    request_id: NotRequired[str]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
 
 
 @_open
@@ -253,6 +320,8 @@ class FindDocumentResult(TypedDict):
     query: str
     matches: list[DocumentMatch]
     total: int
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
 
 
 @_open
@@ -281,6 +350,8 @@ class ListDocumentsPaginatedResult(TypedDict):
 
     documents: list[DocumentRow]
     pagination: Pagination
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
 
 
 # -- seed 002 -----------------------------------------------------------------
@@ -288,11 +359,15 @@ class ListDocumentsPaginatedResult(TypedDict):
 
 @_open
 class Seed002Error(TypedDict):
-    """Seed 002's error answer."""
+    """Seed 002's error answer: `details` {parameter, expected, received} when one
+    argument is at fault, `timestamp` ISO 8601, `request_id` also in the session log."""
 
     status: Literal["error"]
     error: str
     message: str
+    details: dict[str, Any]
+    timestamp: str
+    request_id: str
 
 
 @_open
@@ -315,6 +390,11 @@ class ProcessDocumentResult(TypedDict):
     processing_stages: NotRequired[list[str]]
     metadata: NotRequired[ProcessingMetadata]
     message: str
+    details: NotRequired[dict[str, Any]]
+    timestamp: NotRequired[str]
+    request_id: NotRequired[str]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
 
 
 @_open
@@ -355,26 +435,57 @@ class QueryDocumentsResult(TypedDict):
     answer: NotRequired[str]
     sources: NotRequired[list[Source]]
     query_metadata: NotRequired[QueryMetadata]
+    details: NotRequired[dict[str, Any]]
+    timestamp: NotRequired[str]
+    request_id: NotRequired[str]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
+
+
+@_open
+class SessionMetadata(TypedDict):
+    user_context: str
+    total_queries: int
+    avg_response_time: float | None
 
 
 @_open
 class SessionRow(TypedDict):
-    """One live session; times are Unix seconds."""
+    """One live session; times are ISO 8601 strings; a message is one query, and the
+    document scope the documents its answers cited."""
 
     session_id: str
-    created_at: float
-    last_activity: float
+    created_at: str
+    last_active_at: str
+    message_count: int
+    document_scope: list[str]
+    metadata: SessionMetadata
     query_count: int
     recent_queries: list[str]
-    documents_cited: list[str]
+
+
+@_open
+class SessionStatistics(TypedDict):
+    oldest_session: str | None
+    most_active_session: str | None
+    total_queries: int
 
 
 @_open
 class ListSessionsResult(TypedDict):
-    """list_sessions, most recent first (or seed 002's error shape)."""
+    """list_sessions, most recent first (or seed 002's error shape); active sessions
+    were used in the last hour, every listed one is alive (expiry: a week idle)."""
 
     status: Seed002Status
     error: NotRequired[str]
     message: NotRequired[str]
     sessions: NotRequired[list[SessionRow]]
+    total_count: NotRequired[int]
+    active_sessions: NotRequired[int]
+    statistics: NotRequired[SessionStatistics]
     total_sessions: NotRequired[int]
+    truncated: NotRequired[bool]
+    note: NotRequired[str]
+    details: NotRequired[dict[str, Any]]
+    timestamp: NotRequired[str]
+    request_id: NotRequired[str]

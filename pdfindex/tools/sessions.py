@@ -22,10 +22,15 @@ class Session:
     session_id: str
     created_at: float
     last_activity: float
-    queries: list[dict] = field(default_factory=list)  # {query, at, cited: [slug]}
+    queries: list[dict] = field(default_factory=list)  # {query, at, cited, seconds}
 
     def cited(self) -> set[str]:
         return {slug for q in self.queries for slug in q.get("cited", [])}
+
+    def average_time(self) -> float | None:
+        """Mean seconds of the queries that recorded their time (older ones did not)."""
+        times = [q["seconds"] for q in self.queries if "seconds" in q]
+        return round(sum(times) / len(times), 3) if times else None
 
 
 class SessionStore:
@@ -52,9 +57,14 @@ class SessionStore:
             raise SessionNotFound(f"session {session_id} expired; omit session_id to start one")
         return session
 
-    def record(self, session: Session, query: str, cited: list[str]) -> None:
+    def record(
+        self, session: Session, query: str, cited: list[str], seconds: float | None = None
+    ) -> None:
         session.last_activity = time.time()
-        session.queries.append({"query": query, "at": session.last_activity, "cited": cited})
+        entry = {"query": query, "at": session.last_activity, "cited": cited}
+        if seconds is not None:
+            entry["seconds"] = round(seconds, 3)
+        session.queries.append(entry)
         session.queries = session.queries[-KEEP_QUERIES:]
         self.folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")

@@ -1,0 +1,122 @@
+"""One naming rule for every tool: a document is its path under the files folder
+(`a/b.pdf`), that path without extension (`a/b`) or its slug (`a_b`); an unknown name
+gets the closest known ones in its error.
+
+Every name first goes through `PdfIndex.resolve` (pdfindex.paths.resolve_inside), so
+whatever a name looks like, nothing outside the files folder is ever looked at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from rapidfuzz import fuzz, process
+
+from pdfindex.api import PdfIndex
+from pdfindex.errors import DocumentNotFound, InvalidQuery
+from pdfindex.extract.adapters import supported_extensions
+from pdfindex.models import FileRecord
+from pdfindex.paths import base_slug
+
+SUGGESTIONS = 5
+MIN_SCORE = 50  # rapidfuzz WRatio, 0-100: below this a name is not "close"
+NAMING = "a path ('a/b.pdf'), the path without extension ('a/b') or a slug ('a_b')"
+
+
+def find_document(index: PdfIndex, name: str | None) -> FileRecord:
+    """The indexed document `name` stands for; DocumentNotFound names the closest ones,
+    or says the file is there but not indexed yet."""
+    key = (name or "").strip()
+    if not key:
+        raise InvalidQuery(f"no document named: give {NAMING}")
+    record = lookup(index, key)
+    if record is not None:
+        return record
+    if on_disk(index, key) is not None:
+        raise DocumentNotFound(
+            f"Document '{key}' is in the files folder but not indexed yet; retry shortly "
+            "(get_library_status shows progress)."
+        )
+    raise DocumentNotFound(not_found(index, key))
+
+
+def lookup(index: PdfIndex, key: str) -> FileRecord | None:
+    """The indexed document named `key` by path, path without extension or slug."""
+    _, rel = index.resolve(key)  # refuses anything outside the files folder
+    engine = index.engine
+    if rel != ".":
+        for candidate in (rel, rel + ".pdf"):
+            record = engine.record(candidate)
+            if record is not None:
+                return record
+    slugs = [key.lower()] + ([base_slug(key)] if rel != "." else [])
+    for slug in dict.fromkeys(slugs):
+        record = engine.record_by_slug(slug)
+        if record is not None:
+            return record
+    if rel != "." and not PurePosixPath(rel).suffix:  # 'a/b' for 'a/b.md'
+        for path, record in engine.catalog().items():
+            if str(PurePosixPath(path).with_suffix("")) == rel:
+                return record
+    return None
+
+
+def on_disk(index: PdfIndex, key: str) -> tuple[Path, str] | None:
+    """(real path, path under the files folder) of the supported file `key` names on
+    disk, with or without its extension; None when there is none."""
+    real, rel = index.resolve(key)
+    if real.is_file():
+        return real, rel
+    if rel == "." or PurePosixPath(rel).suffix.lower() in supported_extensions():
+        return None
+    for extension in sorted(supported_extensions(), key=lambda e: e != ".pdf"):
+        real, rel = index.resolve(key + extension)
+        if real.is_file():
+            return real, rel
+    return None
+
+
+def resolve_file(index: PdfIndex, name: str | None) -> tuple[Path, str]:
+    """A file on disk (indexed or not) by any of its names: (real path, relative path)."""
+    key = (name or "").strip()
+    if not key:
+        raise InvalidQuery(f"no file named: give {NAMING}")
+    found = on_disk(index, key)
+    if found is not None:
+        return found
+    record = lookup(index, key)
+    if record is not None:
+        return index.resolve(record.path)
+    raise DocumentNotFound(not_found(index, key))
+
+
+def resolve_scope(index: PdfIndex, path: str) -> tuple[Path, str]:
+    """A folder, or one file by any of its names: (real path, relative path)."""
+    real, rel = index.resolve(path or ".")
+    if real.exists():
+        return real, rel
+    return resolve_file(index, path)
+
+
+def closest(index: PdfIndex, key: str, limit: int = SUGGESTIONS) -> list[FileRecord]:
+    """The indexed documents whose slug or path is nearest to `key`, best first."""
+    records = list(index.engine.catalog().values())
+    choices = {n: f"{r.slug} {r.path}".lower() for n, r in enumerate(records)}
+    ranked = process.extract(
+        key.lower(), choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=MIN_SCORE
+    )
+    return [records[n] for _, _, n in ranked]
+
+
+def not_found(index: PdfIndex, key: str) -> str:
+    """'Document X not found', the closest names, and how to look further."""
+    near = closest(index, key)
+    if near:
+        listing = ", ".join(f"'{r.slug}' ({r.path})" for r in near)
+        hint = f" Closest: {listing}."
+    else:
+        hint = " No indexed document has a similar name; list_documents lists them all."
+    return (
+        f"Document '{key}' not found.{hint} Give {NAMING}; "
+        "use find_document to resolve partial names."
+    )
