@@ -80,8 +80,9 @@ def test_matching_lines_and_line_numbers_equal_a_line_by_line_scan(
     whole_page = page_filter(pattern, case_sensitive)
     if whole_page is None:
         return
-    hopeful = _pages_with_matches(whole_page, texts, _find)
-    count = _line_counter(texts)
+    joined = "\n".join(texts)
+    hopeful = _pages_with_matches(whole_page, texts, joined, _find)
+    count = _line_counter(joined)
     for number, text in enumerate(texts):
         lines = text.splitlines()
         assert count(text) == len(lines)

@@ -18,6 +18,7 @@ from watchdog.observers import Observer
 
 from pdfindex.errors import IndexLocked
 from pdfindex.indexer.update import Indexer, Step
+from pdfindex.memory import release_freed_memory
 from pdfindex.models import Summary
 
 log = logging.getLogger(__name__)
@@ -229,6 +230,7 @@ class LiveIndex:
                 self._busy = False
                 self._runs += 1
                 self._changed.notify_all()
+        release_freed_memory()  # a serving process keeps its size, not its scan's peak
         self.last_error = None
         self.last_summary = summary
         changed = summary.added + summary.updated + summary.moved + summary.removed + summary.failed

@@ -49,15 +49,17 @@ def page_filter(pattern: str, case_sensitive: bool) -> regex.Pattern | None:
 
 
 def _pages_with_matches(
-    whole_page: regex.Pattern, texts: list[str], search: Callable[[regex.Pattern, str, int], int]
+    whole_page: regex.Pattern,
+    texts: list[str],
+    joined: str,
+    search: Callable[[regex.Pattern, str, int], int],
 ) -> set[int]:
-    """The pages (0-based) where a match of `whole_page` starts, found in one pass over the
-    pages joined by line breaks instead of one search per page (1,321 pages: 16 -> 3 ms).
+    """The pages (0-based) where a match of `whole_page` starts, found in one pass over
+    `joined` (the pages joined by line breaks) instead of one search call per page.
     After a match the search goes on from the next page's start, so a match running
     across a page break cannot hide one inside the next page; such a page is kept too,
     which is harmless: its lines are searched one by one."""
     starts = list(itertools.accumulate((len(text) + 1 for text in texts), initial=0))
-    joined = "\n".join(texts)
     found: set[int] = set()
     position = 0
     while position < len(joined):
@@ -96,11 +98,11 @@ def _hopeful_lines(
 _LINE_BREAK = regex.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
-def _line_counter(texts: list[str]) -> Callable[[str], int]:
+def _line_counter(joined: str) -> Callable[[str], int]:
     """len(text.splitlines()) for each of these pages, without building their lines when
     \n is their only line break (stored text: extract/text.py drops \r and the other
     controls splitlines() also breaks at; U+2028 and U+2029 are looked for once)."""
-    if any(mark in text for text in texts for mark in _OTHER_BREAKS):
+    if any(mark in joined for mark in _OTHER_BREAKS):
         return lambda text: len(text.splitlines())
     return lambda text: text.count("\n") + (1 if text and text[-1] != "\n" else 0)
 
@@ -139,8 +141,9 @@ def search_in_file(
             ) from exc
 
     texts = index.engine.page_texts(record.slug)
-    hopeful = _pages_with_matches(whole_page, texts, find) if whole_page else None
-    line_count = _line_counter(texts)
+    joined = "\n".join(texts)
+    hopeful = _pages_with_matches(whole_page, texts, joined, find) if whole_page else None
+    line_count = _line_counter(joined)
     lines_before = 0  # lines of the earlier pages: the file is its pages, one after another
     for page_number, text in enumerate(texts, start=1):
         before = lines_before
