@@ -205,6 +205,7 @@ def write_corrupt_pdf(path: PathArg) -> Path:
 # Image-only ("scanned") PDFs
 # --------------------------------------------------------------------------
 
+
 def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711", pages: int = 1) -> Path:
     """Write pages that hold only a raster image of text and no text layer.
 

@@ -49,9 +49,7 @@ def _reader() -> Any:
     from rapidocr_onnxruntime import RapidOCR
 
     cv2.setNumThreads(1)
-    return RapidOCR(
-        intra_op_num_threads=1, inter_op_num_threads=1, use_cls=False, rec_batch_num=1
-    )
+    return RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1, use_cls=False, rec_batch_num=1)
 
 
 def recognise(png: bytes) -> tuple[str, float]:
