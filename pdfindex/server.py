@@ -256,6 +256,11 @@ LabelField = Field(
     min_length=1,
     max_length=200,
 )
+ScopeField = Field(
+    description="A folder under the files folder ('.' = everything) or one document: " + DOCUMENT,
+    min_length=1,
+    max_length=1000,
+)
 PageChoiceField = Field(description="Page, when the label occurs on several pages.", ge=1)
 
 
@@ -339,12 +344,7 @@ def fuzzy_search(
     ] = None,
     path: Annotated[
         str,
-        Field(
-            description="A folder under the files folder ('.' = everything) or one document: "
-            + DOCUMENT,
-            min_length=1,
-            max_length=1000,
-        ),
+        ScopeField,
     ] = ".",
     file_types: Annotated[
         list[str] | None,
@@ -427,12 +427,7 @@ def extract_pdf_page(
 def list_searchable_files(
     path: Annotated[
         str,
-        Field(
-            description="A folder under the files folder ('.' = everything) or one document: "
-            + DOCUMENT,
-            min_length=1,
-            max_length=1000,
-        ),
+        ScopeField,
     ] = ".",
     file_types: Annotated[
         list[str] | None, Field(description="Only these extensions, e.g. ['pdf'].")
