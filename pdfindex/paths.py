@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from pathlib import Path, PurePosixPath
 
 from pdfindex.errors import ConfigError, PathOutsideFiles
@@ -66,3 +69,67 @@ def assign_slug(rel_path: str, taken: set[str]) -> str:
     while candidate in taken:
         candidate, n = f"{slug}_{n}", n + 1
     return candidate
+
+
+Identity = tuple[int, int]  # (st_dev, st_ino): which file the scan saw
+
+
+class UnsafeFile(OSError):
+    """A file the indexer refuses to read: not a regular file, or not the one scanned."""
+
+
+NOT_REGULAR = "skipped: not a regular file"
+NOT_UTF8 = "skipped: file name is not valid UTF-8"
+
+
+def open_regular(path: Path, identity: Identity | None = None, inside: Path | None = None) -> int:
+    """Open `path` for reading and return the fd, refusing a final symlink (O_NOFOLLOW),
+    a FIFO, socket or device (O_NONBLOCK: the open itself never waits for a writer; then
+    fstat), given the scan's `identity` any other file swapped in since the scan, and given
+    `inside` (the files folder) a file reached through a folder swapped for a link.
+
+    Reading from this fd (or /proc/self/fd/N) reads the checked file whatever happens to
+    the name afterwards. Raises UnsafeFile (an OSError) or the open's own OSError.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):  # how O_NOFOLLOW refuses a link
+            raise UnsafeFile("a symbolic link now, not the file the scan saw") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile("not a regular file")
+        if identity is not None and (info.st_dev, info.st_ino) != identity:
+            raise UnsafeFile("not the file the scan saw (replaced since)")
+        if inside is not None and not _opened_inside(fd, inside):
+            raise UnsafeFile("outside the files folder (a folder on its way is a link now)")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _opened_inside(fd: int, base: Path) -> bool:
+    """The open file is under `base`, by the path the kernel holds for it (Linux /proc,
+    exact whatever links led there); True where the system cannot tell."""
+    try:
+        where = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return True
+    return Path(where).is_relative_to(base.resolve())
+
+
+def fd_path(fd: int) -> Path:
+    """A name for an open fd that libraries taking a path open again as the same file
+    (this process only)."""
+    return Path(f"/proc/self/fd/{fd}" if os.path.isdir("/proc/self/fd") else f"/dev/fd/{fd}")
+
+
+def shown_name(name: str) -> str:
+    """A file name as text that always encodes: bytes that are not UTF-8 (held as
+    surrogates by os functions) shown as backslash escapes, e.g. 'bad\\xffname.pdf'."""
+    return os.fsencode(name).decode("utf-8", errors="backslashreplace")

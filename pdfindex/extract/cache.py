@@ -16,13 +16,17 @@ from pathlib import Path
 
 from pdfindex.extract.adapters.base import FAILED, Extraction, clean_metadata
 from pdfindex.extract.text import TEXT_VERSION, normalize_text
+from pdfindex.paths import Identity, open_regular
 
 _CHUNK = 1 << 20
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Path, identity: Identity | None = None, inside: Path | None = None) -> str:
+    """The hash of the regular file at `path` (given the scan's `identity`: that very file;
+    given `inside`: under that folder); a FIFO, device, link or swapped file raises
+    OSError, never blocks."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path, identity, inside), "rb") as handle:
         while chunk := handle.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()

@@ -6,6 +6,7 @@ Runs inside pool workers; never raises: every outcome is an Extraction with a st
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from pdfindex.extract.adapters.base import (
     normalize_text,
     status_of,
 )
+from pdfindex.paths import Identity, fd_path, open_regular
 
 Heartbeat = Callable[[], None]
 OCR_PAGE_SHARE = 0.9  # of the time limit, what one page's OCR may take (the pool kills at 1)
@@ -47,13 +49,27 @@ def extract_file(
     engine: str,
     options: ExtractOptions | None = None,
     heartbeat: Heartbeat | None = None,
+    identity: Identity | None = None,
 ) -> Extraction:
     """Extract `path` and OCR the image pages of a readable PDF; `heartbeat` is called
-    after each slow step (a page OCR'd), so the pool's time limit applies per step."""
+    after each slow step (a page OCR'd), so the pool's time limit applies per step.
+
+    The file is opened once (see `open_regular`: a regular file, no final link, and given
+    the scan's `identity`, that very file) and every step reads that open file, so a name
+    swapped for a link to an outside file meanwhile is never read: the result is `failed`.
+    """
     options = options or ExtractOptions(ocr=False)
-    extraction = extract_text(path, engine)
-    if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
-        ocr_pages(path, extraction, options, heartbeat or (lambda: None))
+    try:
+        fd = open_regular(path, identity)
+    except OSError as exc:  # UnsafeFile says why; others are the open's own error
+        return Extraction(status=FAILED, error=f"refused: {exc}")
+    try:
+        source = fd_path(fd)
+        extraction = extract_text(source, engine, kind=path)
+        if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
+            ocr_pages(source, extraction, options, heartbeat or (lambda: None))
+    finally:
+        os.close(fd)
     return extraction
 
 
@@ -95,10 +111,10 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
         extraction.error = None
 
 
-def extract_text(path: Path, engine: str) -> Extraction:
-    """Extract `path` with its adapter (`engine` for PDFs); a PDF one engine cannot read is
-    retried with the other."""
-    first = adapter_name_for(path, engine) or engine
+def extract_text(path: Path, engine: str, kind: Path | None = None) -> Extraction:
+    """Extract `path` with its adapter (`engine` for PDFs; chosen by the name `kind` when
+    `path` is an fd's name); a PDF one engine cannot read is retried with the other."""
+    first = adapter_name_for(kind or path, engine) or engine
     second = fallback_for(first)
     errors: list[str] = []
     for name in (first, second) if second else (first,):

@@ -10,7 +10,7 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from pdfindex.errors import PdfIndexError
 from pdfindex.extract.adapters.base import FAILED, Extraction
 from pdfindex.extract.worker import ExtractOptions
 from pdfindex.memory import release_freed_memory
+from pdfindex.paths import Identity, fd_path, open_regular
 
 ELEMENTS = "elements"  # the task name of an elements-pass job
 
@@ -31,7 +32,6 @@ def _worker_main(
     """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
     each slow step, which restarts the time limit)."""
     os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
-    from pdfindex.elements.detect import elements_of
     from pdfindex.extract.adapters import fallback_for, get_adapter
     from pdfindex.extract.worker import extract_file
 
@@ -51,13 +51,37 @@ def _worker_main(
         def beat() -> None:
             conn.send("alive")
 
-        if isinstance(job, tuple):  # (ELEMENTS, path, pages): the elements pass
-            result = elements_of(Path(job[1]), job[2], options or ExtractOptions(), beat)
+        if isinstance(job, tuple) and job[0] == ELEMENTS:  # (ELEMENTS, path, pages, identity)
+            opts = options or ExtractOptions()
+            result = find_elements(Path(job[1]), job[2], opts, beat, *job[3:])
+        elif isinstance(job, tuple):  # (path, (st_dev, st_ino)): read only the file scanned
+            result = extract_file(Path(job[0]), engine, options, heartbeat=beat, identity=job[1])
         else:
             result = extract_file(Path(job), engine, options, heartbeat=beat)
         conn.send(result.to_dict())
         del result
         release_freed_memory()  # back to start-up size between files
+
+
+def find_elements(
+    path: Path,
+    pages: list[int],
+    options: ExtractOptions,
+    beat: Callable[[], None],
+    identity: Identity | None = None,
+) -> Extraction:
+    """The elements pass over `path`, read only from the file opened and checked against
+    `identity` (what the indexer saw), as `extract_file` reads text."""
+    from pdfindex.elements.detect import elements_of
+
+    try:
+        fd = open_regular(path, identity)
+    except OSError as exc:
+        return Extraction(status=FAILED, error=f"elements: refused: {exc}")
+    try:
+        return elements_of(fd_path(fd), pages, options, beat)
+    finally:
+        os.close(fd)
 
 
 def _cap_memory(memory_mb: int) -> None:
@@ -145,8 +169,9 @@ class ExtractionPool:
         return _Worker(self._ctx, self.engine, self.memory_mb, self.options)
 
     def run(self, jobs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Extraction]]:
-        """Each job is (key, path) to extract, or (key, (ELEMENTS, path, pages)) for the
-        elements pass; results come as files finish."""
+        """Each job is (key, path) or (key, (path, identity)) to extract, or
+        (key, (ELEMENTS, path, pages, identity)) for the elements pass; identity is the
+        (st_dev, st_ino) the file must still have. Results come as files finish."""
         pending = list(jobs)
         pending.reverse()  # pop() from the end keeps the caller's order
         while len(self._workers) < min(self.size, len(pending)):

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
+import stat as stat_mode
 from dataclasses import dataclass
 from pathlib import Path
 
 from pdfindex.errors import ConfigError
 from pdfindex.extract.adapters import supported_extensions
+from pdfindex.paths import NOT_REGULAR, NOT_UTF8, Identity, shown_name
 
 log = logging.getLogger(__name__)
 
@@ -20,12 +22,29 @@ class DiskFile:
     abspath: Path
     size: int
     mtime: float
+    real: Path | None = None  # the file itself (abspath may be a link staying inside)
+    identity: Identity | None = None  # (st_dev, st_ino): reads must find this very file
+
+    def opened_path(self) -> Path:
+        """What to open with O_NOFOLLOW: the file a link inside leads to, or the file."""
+        return self.real or self.abspath
 
 
-def scan_folder(files_dir: Path) -> dict[str, DiskFile]:
-    """Every supported file under `files_dir` (hidden files and links leading out skipped).
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # os.scandir keeps undecodable bytes as surrogates
+        return False
+    return True
 
-    os.scandir keeps this to one stat per file; only symlinks are resolved.
+
+def scan_folder(files_dir: Path, skipped: dict[str, str] | None = None) -> dict[str, DiskFile]:
+    """Every supported regular file under `files_dir` (hidden files and links leading out
+    skipped).
+
+    os.scandir keeps this to one stat per file; only symlinks are resolved. FIFOs, sockets
+    and devices (reading them would block) and names that are not UTF-8 (the catalog keys
+    are UTF-8 text) are left out, logged, and told in `skipped` (escaped name -> reason).
     """
     if not files_dir.is_dir():
         raise ConfigError(f"files folder {files_dir} does not exist or is not a folder")
@@ -35,29 +54,53 @@ def scan_folder(files_dir: Path) -> dict[str, DiskFile]:
     extensions = supported_extensions()
     found: dict[str, DiskFile] = {}
     folders = [base]
+
+    def skip(path: str, reason: str) -> None:
+        name = shown_name(Path(path).relative_to(base).as_posix())
+        log.warning("%s: %s", name, reason)
+        if skipped is not None:
+            skipped[name] = reason
+
     while folders:
         folder = folders.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError as exc:
-            log.warning("cannot read folder %s: %s", folder, exc)
+            log.warning("cannot read folder %s: %s", shown_name(str(folder)), exc)
             continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    folders.append(Path(entry.path))  # linked folders are not followed
+                    if _utf8(entry.name):
+                        folders.append(Path(entry.path))  # linked folders are not followed
+                    else:
+                        skip(entry.path, NOT_UTF8)
                     continue
                 if not entry.name.lower().endswith(extensions):
                     continue
+                real = Path(entry.path)
                 if entry.is_symlink():
-                    real = Path(entry.path).resolve(strict=True)
-                    if not real.is_relative_to(base) or not real.is_file():
+                    real = real.resolve(strict=True)
+                    if not real.is_relative_to(base):
                         continue  # a symlink that leads outside the files folder
                 stat = entry.stat()  # follows a link that stays inside
             except (OSError, RuntimeError):
                 continue  # vanished, dangling link or a loop
+            if not stat_mode.S_ISREG(stat.st_mode):
+                skip(entry.path, NOT_REGULAR)  # a FIFO would block the first read forever
+                continue
+            if not _utf8(entry.name):
+                skip(entry.path, NOT_UTF8)
+                continue
             rel = Path(entry.path).relative_to(base).as_posix()
-            found[rel] = DiskFile(rel, Path(entry.path), stat.st_size, stat.st_mtime)
+            found[rel] = DiskFile(
+                rel,
+                Path(entry.path),
+                stat.st_size,
+                stat.st_mtime,
+                real,
+                (stat.st_dev, stat.st_ino),
+            )
     return found

@@ -8,6 +8,7 @@ re-parsed. Catalog record and pages of a file change in the same commit.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
@@ -28,7 +29,7 @@ from pdfindex.indexer.records import element_pages, is_pdf, new_record
 from pdfindex.indexer.scan import DiskFile, scan_folder
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import ElementsState, FileRecord, Summary
-from pdfindex.paths import assign_slug
+from pdfindex.paths import Identity, assign_slug, open_regular
 from pdfindex.search.textmatch import index_text
 
 log = logging.getLogger(__name__)
@@ -155,8 +156,16 @@ class Indexer:
         self, jobs: list[tuple[FileRecord, list[int]]]
     ) -> Generator[tuple[FileRecord, Extraction], None, None]:
         files = self.settings.files_dir
-        tasks = ((r, (ELEMENTS, str(files / r.path), pages)) for r, pages in jobs)
-        with self._pool(len(jobs)) as pool:
+        tasks = []
+        for record, pages in jobs:
+            checked = _checked(files, record)
+            if isinstance(checked, str):  # changed or replaced since its text was indexed
+                yield record, Extraction(status=FAILED, error=f"elements: {checked}")
+            else:
+                tasks.append((record, (ELEMENTS, str(checked[0]), pages, checked[1])))
+        if not tasks:
+            return
+        with self._pool(len(tasks)) as pool:
             for record, found in pool.run(tasks):
                 if found.status != FAILED and _unchanged(files / record.path, record):
                     self.cache.put(record.sha256, self.elements_key(), found)
@@ -237,7 +246,7 @@ class Indexer:
                 summary.unchanged += 1
                 continue
             try:
-                sha = file_sha256(file.abspath)
+                sha = file_sha256(file.opened_path(), file.identity, self.settings.files_dir)
             except OSError as exc:
                 log.warning("cannot read %s: %s", rel, exc)
                 continue
@@ -343,7 +352,8 @@ class Indexer:
         if not jobs:
             return
         with self._pool(len(jobs)) as pool:
-            for job, extraction in pool.run((job, job.file.abspath) for job in jobs):
+            tasks = ((job, (str(job.file.opened_path()), job.file.identity)) for job in jobs)
+            for job, extraction in pool.run(tasks):
                 summary.parsed += 1
                 summary.parsed_paths.append(job.file.path)
                 self.cache.put(job.sha, self.cache_key(job.file.path, extraction), extraction)
@@ -403,6 +413,27 @@ class Indexer:
             summary.failures[file.path] = extraction.error or "unknown error"
         else:
             setattr(summary, job.kind, getattr(summary, job.kind) + 1)
+
+
+def _checked(files_dir: Path, record: FileRecord) -> tuple[Path, Identity] | str:
+    """The real path and (st_dev, st_ino) of the file `record` describes, for the workers
+    to read only that file; or why not: it left the folder, is no regular file, or changed
+    (size or mtime) since its text was indexed."""
+    base = files_dir.resolve()
+    try:
+        real = (base / record.path).resolve(strict=True)
+        if not real.is_relative_to(base):
+            return "refused: the name now leads outside the files folder"
+        fd = open_regular(real, inside=base)
+        try:
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return f"cannot read: {exc}"
+    if (info.st_size, info.st_mtime) != (record.size, record.mtime):
+        return "the file changed since its text was indexed"
+    return real, (info.st_dev, info.st_ino)
 
 
 def _unchanged(path: Path, record: FileRecord) -> bool:

@@ -10,10 +10,11 @@ from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.indexer.scan import scan_folder
 from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
-from pdfindex.tools.names import NAMING, find_document, resolve_scope
+from pdfindex.tools.names import NAMING, find_document, readable, resolve_scope
 from pdfindex.tools.results import ListSearchableFilesResult, ReadPdfResult, ReadPdfSource
 
 PENDING = "pending"  # on disk, not (or not yet in its current state) in the index
+SKIPPED = "skipped"  # on disk, never read: not a regular file, or a name not UTF-8
 PAGE_ENVELOPE = 200  # the source's own keys around its pages
 
 
@@ -29,9 +30,26 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
     their index status."""
     _, rel = resolve_scope(index, path)
     types = normalize_types(file_types)
-    disk = scan_folder(index.settings.files_dir)
+    skipped: dict[str, str] = {}
+    disk = scan_folder(index.settings.files_dir, skipped)
     catalog = index.engine.catalog()
     rows = []
+    for name, reason in sorted(skipped.items()):  # FIFOs, devices, names not UTF-8
+        inside = rel == "." or name == rel or name.startswith(rel.rstrip("/") + "/")
+        base = name.rsplit("/", 1)[-1]
+        suffix = "." + base.rsplit(".", 1)[-1].lower() if "." in base else ""  # "": a folder
+        if inside and (types is None or suffix in types):
+            rows.append(
+                {
+                    "path": name,
+                    "type": suffix.lstrip("."),
+                    "size": None,
+                    "adapter": None,
+                    "status": SKIPPED,
+                    "pages": None,
+                    "error": reason,
+                }
+            )
     for name, file in sorted(disk.items()):
         inside = rel == "." or name == rel or name.startswith(rel.rstrip("/") + "/")
         suffix = "." + name.rsplit(".", 1)[-1].lower()
@@ -106,8 +124,7 @@ def _read_one(
     if not path:
         raise InvalidQuery(f"each source needs a 'path': {NAMING}")
     record = find_document(index, path)
-    if record.status not in (OK, EMPTY):
-        raise PdfIndexError(f"cannot read {path}: {record.status}: {record.error}")
+    readable(record)  # failed and encrypted files say so
     data: dict[str, Any] = {}
     if include_page_count:
         data["num_pages"] = record.pages

@@ -115,12 +115,13 @@ class ExtractPdfPageResult(TypedDict):
 
 @_open
 class SearchableFile(TypedDict):
-    """One file: its index status (ok, empty, encrypted, failed or pending) and pages
-    (None while pending); `error` for a status other than ok, `slug` once indexed."""
+    """One file: its index status (ok, empty, encrypted, failed, pending, or skipped: a
+    FIFO, device or a name not UTF-8, never read) and pages (None while pending); `error`
+    for a status other than ok, `slug` once indexed."""
 
     path: str
     type: str
-    size: int
+    size: int | None
     adapter: str | None
     status: str
     pages: int | None
