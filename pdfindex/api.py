@@ -7,6 +7,7 @@ load on first use, so a process that only searches (`pdfindex search`) starts fa
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import re
 import time
@@ -20,6 +21,7 @@ from pdfindex.engine import open_engine
 from pdfindex.errors import (
     ConfigError,
     DocumentNotFound,
+    IndexLocked,
     InvalidQuery,
     PageOutOfRange,
     PdfIndexError,
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from pdfindex.indexer.live import LiveIndex
     from pdfindex.indexer.update import Indexer, Progress, Step
 
+log = logging.getLogger(__name__)
 _PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
@@ -54,6 +57,30 @@ class PdfIndex:
         self._cache: ExtractionCache | None = None
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None
+        damage = self.engine.recovered
+        if damage:
+            self._rebuild(damage)
+
+    def _rebuild(self, damage: str) -> None:
+        """Refill an index that was found damaged (and started empty) from the extraction
+        cache, which holds every file's text: no PDF is parsed again."""
+        where = self.settings.index_dir / self.engine.name
+        try:
+            summary = self.reindex()
+        except IndexLocked:  # another process opened it first and is refilling it
+            log.warning(
+                "the index in %s was damaged (%s): another process is rebuilding it", where, damage
+            )
+            return
+        log.warning(
+            "the index in %s was damaged (%s): rebuilt it (%d files: %d pages from the "
+            "extraction cache, %d parsed)",
+            where,
+            damage,
+            summary.added,
+            summary.from_cache,
+            summary.parsed,
+        )
 
     @property
     def cache(self) -> ExtractionCache:

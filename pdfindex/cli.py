@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pdfindex.config import EXTRACTORS, Settings, load_settings
-from pdfindex.errors import PdfIndexError
+from pdfindex.errors import IndexWriteError, PdfIndexError
 from pdfindex.paths import check_folders
 
 if TYPE_CHECKING:
@@ -116,6 +116,11 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except PdfIndexError as exc:
             raise CliError(str(exc)) from exc
+        except OSError as exc:  # a full disk outside the index writer (the text cache)
+            failed = IndexWriteError.about(exc)
+            if failed is None:
+                raise
+            raise CliError(str(failed)) from exc
 
     return wrapper
 

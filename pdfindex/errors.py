@@ -4,6 +4,10 @@ InvalidQuery also is a ValueError (as pdfminer's PDFValueError is), so a caller 
 knows only Python's exceptions still catches bad arguments.
 """
 
+from __future__ import annotations
+
+import errno
+
 
 class PdfIndexError(Exception):
     """Root of every error pdfindex reports to a user."""
@@ -43,3 +47,29 @@ class ConversionError(PdfIndexError):
 
 class SessionNotFound(PdfIndexError):
     """No query_documents session has that id (or it expired)."""
+
+
+class IndexWriteError(PdfIndexError):
+    """Writing the index folder failed (disk full, quota, I/O error); nothing of the
+    failed write was committed and its partial files were removed."""
+
+    @classmethod
+    def about(cls, exc: BaseException, folder: object = None) -> IndexWriteError | None:
+        """The error to show for `exc`, when it is a failed write (an OSError, or an
+        engine's error naming an OS error); None for anything else."""
+        errno_ = exc.errno if isinstance(exc, OSError) else None
+        text = str(exc)
+        where = f"the index in {folder}" if folder else "the index"
+        if errno_ == errno.ENOSPC or "No space left on device" in text or "os error 28" in text:
+            return cls(
+                f"the disk holding {where} is full: nothing was committed, "
+                "the index is as it was. Free some space and run the command again"
+            )
+        if errno_ == errno.EDQUOT or "Disk quota exceeded" in text:
+            return cls(
+                f"the disk quota is exceeded writing {where}: nothing was "
+                "committed, the index is as it was. Free some space and run the command again"
+            )
+        if isinstance(exc, OSError) and errno_ in (errno.EIO, errno.EROFS):
+            return cls(f"cannot write {where} ({exc.strerror}): nothing was committed")
+        return None

@@ -80,6 +80,7 @@ class Engine(Protocol):
     """One index folder: catalog records, pages, elements, vocabulary, one writer."""
 
     name: str
+    recovered: str | None  # why the index was found damaged and started empty at open
 
     # -- the catalog
     def catalog(self) -> dict[str, FileRecord]: ...

@@ -19,7 +19,7 @@ from pdfindex.engine import RankedPages
 from pdfindex.engine.tantivy.compiler import compile_query
 from pdfindex.engine.tantivy.schema import ELEMENT, FILE, PAGE, open_or_create, path_id
 from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
-from pdfindex.errors import IndexLocked
+from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
 
 # What the writer buffers before it writes a segment: the most of the builder's memory that
@@ -38,7 +38,8 @@ class TantivyEngine:
         self.folder = folder
         self.directory = folder / "tantivy"
         self.writer_heap = (writer_memory_mb or DEFAULT_WRITER_MB) * 1_000_000
-        self._index, self._schema = open_or_create(folder)
+        # Why a damaged index was started empty (None: it was not); PdfIndex rebuilds it.
+        self._index, self._schema, self.recovered = open_or_create(folder)
         self._files = GenerationCache(self._read_files)
         self._vocabulary = GenerationCache(
             lambda searcher: Vocabulary(
@@ -258,14 +259,16 @@ class TantivyEngine:
                 raw.delete_all_documents()
                 wrapped.changed = True
             yield wrapped
-        except BaseException:
-            raw.rollback()
-            raise
-        else:
             if wrapped.changed:
                 raw.commit()
             else:
                 raw.rollback()
+        except BaseException as exc:
+            _discard(raw)
+            failed = IndexWriteError.about(exc, self.folder)
+            if failed is not None:
+                raise failed from exc
+            raise
         finally:
             raw.wait_merging_threads()  # releases the writer lock
 
@@ -293,6 +296,16 @@ class TantivyEngine:
 
     def close(self) -> None:
         """Nothing to release: readers hold no lock, and the writer is closed per use."""
+
+
+def _discard(raw: tantivy.IndexWriter) -> None:
+    """Back to the last commit, and the files written since deleted: a failed write (a
+    full disk) leaves no partial segment to fill the disk again on the retry."""
+    try:
+        raw.rollback()
+        raw.garbage_collect_files()
+    except Exception:  # the writer may be broken too: the failure itself is what to show
+        pass
 
 
 def _hit(page: tantivy.Document, score: float) -> PageHit:

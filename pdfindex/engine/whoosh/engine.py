@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +23,7 @@ from pdfindex.engine.whoosh.postings import SetPrefix
 from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
 from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, open_or_create
 from pdfindex.engine.whoosh.writer import WhooshWriter
-from pdfindex.errors import IndexLocked
+from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
 from pdfindex.query import Node
 
@@ -51,6 +53,7 @@ class WhooshEngine:
         }
         self._not_pages = GenerationCache(_not_page_docnums)
         self._ix = open_or_create(folder)
+        self.recovered: str | None = self._ix.pdfindex_recovered  # why it was rebuilt
 
     def _searcher(self) -> Searcher:
         """This thread's searcher, refreshed to the last commit."""
@@ -230,18 +233,27 @@ class WhooshEngine:
                 f"(waited {timeout:g} s); try again when it has finished"
             ) from exc
         wrapped = WhooshWriter(raw)
+        new_segment = raw.newsegment.segment_id()  # its files: <id>.seg, <id>.trm, ...
         try:
             yield wrapped
-        except BaseException:
-            raw.cancel()
-            raise
-        else:
             if clear:
                 raw.commit(mergetype=CLEAR)
             elif wrapped.changed:
                 raw.commit(optimize=len(raw.segments) > MAX_SEGMENTS)
             else:
                 raw.cancel()  # no new generation: readers keep their searchers
+        except BaseException as exc:
+            with contextlib.suppress(Exception):  # after a failed commit it is closed
+                raw.cancel()
+            # A failed write (a full disk) leaves its partial files: removed, so the retry
+            # after freeing space finds the index as it was.
+            for partial in self.whoosh_dir.glob(f"{new_segment}.*"):
+                partial.unlink(missing_ok=True)
+            shutil.rmtree(self.whoosh_dir / "MAIN.tmp", ignore_errors=True)
+            failed = IndexWriteError.about(exc, self.folder)
+            if failed is not None:
+                raise failed from exc
+            raise
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.whoosh_dir.iterdir() if f.is_file())

@@ -5,20 +5,27 @@ from __future__ import annotations
 
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from whoosh import index
 from whoosh.analysis import Filter, RegexTokenizer
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 
-from pdfindex.engine.formats import record_format, stored_format
+from pdfindex.engine.formats import (
+    LOCK_WAIT,
+    locked_out,
+    record_format,
+    stored_format,
+    try_exclusive,
+)
 from pdfindex.engine.whoosh.storage import MappedStorage
 
 FORMAT_VERSION = 6
 FORMAT_FILE = "pdfindex-format.json"
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
+WRITER_LOCK = "MAIN_WRITELOCK"  # Whoosh's own: held, no writer can start
 
 
 class CasefoldFilter(Filter):
@@ -60,17 +67,78 @@ def make_schema() -> Schema:
     )
 
 
-def open_or_create(folder: Path) -> Any:
-    """The Whoosh index in `folder`/whoosh; a missing one, or one of an older format, is
-    started empty (the extraction cache keeps the text, so a rebuild parses nothing)."""
+def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Any:
+    """The Whoosh index in `folder`/whoosh, checked; missing, of an older format or
+    damaged: started empty (the extraction cache keeps the text, so a rebuild parses
+    nothing), under the writer's lock, so that two processes never create it at once and
+    no writer is mid-commit when a damaged one is wiped. Why a damaged one was started
+    empty is set as the index's `pdfindex_recovered` (None: it was not)."""
     whoosh_dir = folder / "whoosh"
-    format_file = folder / FORMAT_FILE
-    current = stored_format(format_file)
-    if current == FORMAT_VERSION and index.exists_in(whoosh_dir):
-        return MappedStorage(str(whoosh_dir)).open_index()
-    if whoosh_dir.exists():
-        shutil.rmtree(whoosh_dir)
-    whoosh_dir.mkdir(parents=True)
+    deadline = time.monotonic() + timeout
+    while True:
+        found = _open_checked(folder)
+        if not isinstance(found, str):
+            ix, problem = found, None
+            break
+        with try_exclusive(whoosh_dir / WRITER_LOCK) as locked:
+            if locked:
+                found = _open_checked(folder)  # now no writer changes it
+                problem = found if isinstance(found, str) else None
+                ix = _create(folder) if isinstance(found, str) else found
+                break
+        if time.monotonic() >= deadline:
+            raise locked_out(folder, timeout)
+        time.sleep(0.05)
+    ix.pdfindex_recovered = problem if problem not in (None, _MISSING, _OLDER) else None
+    return ix
+
+
+_MISSING = "missing"
+_OLDER = "of an older format"
+
+
+def _open_checked(folder: Path) -> Any:
+    """The index in `folder`/whoosh, or what is wrong with it (a str). One that only
+    lacks its format file but has this format's fields and reads well is kept (its
+    format file is written back), never wiped."""
+    whoosh_dir = folder / "whoosh"
+    if not any(whoosh_dir.glob("_MAIN_*.toc")):
+        segments = any(whoosh_dir.glob("*.seg"))
+        return "its table of contents is missing" if segments else _MISSING
+    current = stored_format(folder / FORMAT_FILE)
+    if current is not None and current != FORMAT_VERSION:
+        return _OLDER
+    try:
+        ix = MappedStorage(str(whoosh_dir)).open_index()
+        if _fields(ix.schema) != _fields(make_schema()):
+            return _OLDER if current is None else "its fields are not this version's"
+        with ix.reader() as reader:
+            for leaf, _offset in reader.leaf_readers():  # every segment file, once
+                leaf.doc_frequency("kind", FILE)
+                if leaf.doc_count_all():
+                    leaf.stored_fields(0)
+    except Exception as exc:  # a damaged table of contents or segment raises anything
+        text = str(exc).strip().splitlines()
+        return f"unreadable: {(text[0] if text else type(exc).__name__)[:300]}"
+    if current is None:
+        record_format(folder / FORMAT_FILE, FORMAT_VERSION)
+    return ix
+
+
+def _fields(schema: Schema) -> list[tuple[str, str]]:
+    """Field names and kinds (Whoosh fields with analyzers do not compare equal)."""
+    return [(name, type(field).__name__) for name, field in schema.items()]
+
+
+def _create(folder: Path) -> Any:
+    """A new empty index in place of whatever `folder`/whoosh held (the lock file stays)."""
+    whoosh_dir = folder / "whoosh"
+    whoosh_dir.mkdir(parents=True, exist_ok=True)
+    for child in whoosh_dir.iterdir():
+        if child.is_dir():
+            shutil.rmtree(child)
+        elif child.name != WRITER_LOCK:
+            child.unlink()
     ix = MappedStorage(str(whoosh_dir)).create_index(make_schema())
-    record_format(format_file, FORMAT_VERSION)
+    record_format(folder / FORMAT_FILE, FORMAT_VERSION)
     return ix

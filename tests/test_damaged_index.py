@@ -1,0 +1,282 @@
+"""A damaged index, a lost format file and two writers on a fresh root, through the real
+CLI (subprocesses, so a Rust panic or a traceback would show on stderr) on a real index.
+
+A damaged index is found when it is opened and rebuilt from the extraction cache with one
+line on stderr; no PDF is parsed again. An index that only lost its format file is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from pdfindex.api import PdfIndex
+from tests import pdfgen
+from tests.conftest import ENGINE, make_settings
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = 4
+
+
+def _cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The real `pdfindex` process, running this work tree's code."""
+    return subprocess.run(
+        [sys.executable, "-m", "pdfindex", "--root", str(root), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO), **env},
+    )
+
+
+def _write_files(root: Path) -> None:
+    files = root / "files"
+    files.mkdir(parents=True, exist_ok=True)
+    for n in range(DOCS):
+        pdfgen.write_pdf(files / f"doc{n}.pdf", [f"first page {n}", f"second page zebra {n}"])
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    """A root with an index of DOCS files (two commits, so two segments or more)."""
+    _write_files(tmp_path)
+    last = tmp_path / "files" / f"doc{DOCS - 1}.pdf"
+    last.rename(tmp_path / "later.pdf")
+    assert _cli(tmp_path, "reindex").returncode == 0
+    (tmp_path / "later.pdf").rename(last)
+    assert _cli(tmp_path, "reindex").returncode == 0
+    return tmp_path
+
+
+def _largest(folder: Path, pattern: str) -> Path:
+    return max(folder.glob(pattern), key=lambda f: f.stat().st_size)
+
+
+def _truncate(path: Path, keep: float = 0.5) -> None:
+    path.write_bytes(path.read_bytes()[: int(path.stat().st_size * keep)])
+
+
+def _garble(path: Path) -> None:
+    """Bytes overwritten in the middle of the file, its length kept."""
+    data = bytearray(path.read_bytes())
+    start = len(data) // 4
+    data[start : start + len(data) // 2] = bytes(range(7, 256, 3)) * (len(data) // 170 + 1)
+    path.write_bytes(bytes(data[: path.stat().st_size]))
+
+
+# name -> (engine -> damage done to its folder)
+DAMAGE: dict[str, dict[str, Callable[[Path], None]]] = {
+    "truncated table of contents": {
+        "tantivy": lambda d: _truncate(d / "meta.json"),
+        "whoosh": lambda d: _truncate(_largest(d, "_MAIN_*.toc")),
+    },
+    "missing table of contents": {
+        "tantivy": lambda d: (d / "meta.json").unlink(),
+        "whoosh": lambda d: _largest(d, "_MAIN_*.toc").unlink(),
+    },
+    "missing segment file": {
+        "tantivy": lambda d: _largest(d, "*.store").unlink(),
+        "whoosh": lambda d: _largest(d, "*.seg").unlink(),
+    },
+    "truncated segment file": {
+        "tantivy": lambda d: _truncate(_largest(d, "*.idx")),
+        "whoosh": lambda d: _truncate(_largest(d, "*.seg")),
+    },
+    "garbage in a segment file": {
+        "tantivy": lambda d: _garble(_largest(d, "*.store")),
+        "whoosh": lambda d: _garble(_largest(d, "*.seg")),
+    },
+}
+
+
+def _needs_recovered_attribute() -> None:
+    """Whoosh's engine.py (not changed with these tests) must report `recovered` and
+    remove a failed write's files; its cases run once it does. Tantivy's always run."""
+    from pdfindex.engine import open_engine
+
+    if ENGINE["name"] == "whoosh":
+        probe = open_engine(Path.cwd() / "probe", "whoosh")
+        if not hasattr(probe, "recovered"):
+            pytest.skip("the whoosh engine does not report `recovered` yet (issue 13)")
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_index_is_rebuilt_from_the_cache_with_one_line(built: Path, damage: str) -> None:
+    _needs_recovered_attribute()
+    engine = ENGINE["name"]
+    DAMAGE[damage][engine](built / "index" / engine)
+
+    result = _cli(built, "search", "zebra")
+
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Aborted" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if "was damaged" in line]
+    assert len(lines) == 1, result.stderr
+    assert f"rebuilt it ({DOCS} files" in lines[0] and "0 parsed" in lines[0], lines[0]
+    assert f"{DOCS} of {DOCS} pages" in result.stdout
+    # Rebuilt for good: the next command opens it without a word.
+    again = _cli(built, "search", "zebra")
+    assert again.returncode == 0 and "damaged" not in again.stderr
+    assert f"{DOCS} of {DOCS} pages" in again.stdout
+
+
+def test_an_index_that_lost_only_its_format_file_is_kept(built: Path) -> None:
+    engine = ENGINE["name"]
+    folder = built / "index"
+    format_file = folder / engine / "pdfindex-format.json"
+    if engine == "whoosh":
+        format_file = folder / "pdfindex-format.json"
+    format_file.unlink()
+
+    result = _cli(built, "stats", "--json")
+
+    assert result.returncode == 0, result.stderr
+    assert '"documents": 4' in result.stdout  # not wiped
+    assert "damaged" not in result.stderr
+    assert format_file.exists()  # written back
+    assert _cli(built, "reindex").stdout.startswith("added 0, updated 0")
+
+
+RACER = """
+import sys, time
+from pathlib import Path
+from pdfindex.engine import open_engine
+from pdfindex.errors import IndexLocked
+
+def main():
+    folder, start, engine = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+    time.sleep(max(0.0, start - time.time()))
+    try:
+        opened = open_engine(folder, engine)
+        with opened.writer(0.1) as writer:
+            writer.changed = True
+        opened.catalog()
+        print("ok")
+    except IndexLocked as exc:
+        print("locked:", exc)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_two_processes_opening_a_fresh_index_at_once_never_crash(tmp_path: Path) -> None:
+    """Before the creation lock, 5 in 22 such pairs crashed (a half-made index read or
+    wiped by the other process): 12 pairs miss that with a chance of about 5%."""
+    script = tmp_path / "racer.py"
+    script.write_text(RACER)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for attempt in range(12):
+        folder = tmp_path / f"index{attempt}"
+        start = f"{time.time() + 1.0}"  # both start together, after their imports
+        racers = [
+            subprocess.Popen(
+                [sys.executable, str(script), str(folder), start, ENGINE["name"]],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for _ in range(2)
+        ]
+        results = [racer.communicate(timeout=120) for racer in racers]
+        for stdout, stderr in results:
+            assert stderr == "", stderr
+            assert stdout.startswith(("ok", "locked: another pdfindex process is writing"))
+        assert any(stdout.startswith("ok") for stdout, _ in results)
+
+
+def test_two_reindex_at_once_on_a_fresh_root_give_the_clear_message(tmp_path: Path) -> None:
+    _write_files(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PDFINDEX_LOCK_TIMEOUT": "0.1"}
+    command = [sys.executable, "-m", "pdfindex", "--root", str(tmp_path), "reindex"]
+    runs = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(2)
+    ]
+    results = [(run.wait(timeout=180), *run.communicate()) for run in runs]
+    for code, _stdout, stderr in results:
+        assert "Traceback" not in stderr
+        assert code == 0 or (code == 2 and "another pdfindex process is writing" in stderr)
+    assert 0 in [code for code, _, _ in results]
+    index = PdfIndex(make_settings(tmp_path))
+    try:
+        assert len(index.engine.catalog()) == DOCS
+    finally:
+        index.close()
+
+
+# 6 files of 300 pages fit, 16 do not (Tantivy: text cache 3.4 MB and index 8.4 MB for 16)
+DISK_MB = {"tantivy": 10, "whoosh": 17}
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A small tmpfs as the index folder (needs root and CAP_SYS_ADMIN), unmounted after."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={DISK_MB[ENGINE['name']]}m", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs (not root, or no CAP_SYS_ADMIN): {mounted.stderr}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+@pytest.mark.parametrize("filled_by", ["text cache", "index"])
+def test_a_full_disk_gives_one_line_and_leaves_the_index_as_it_was(
+    tmp_path: Path, small_disk: Path, filled_by: str
+) -> None:
+    """16 files of 300 pages: text cache 3.4 MB, index 8.4 MB. With the text cache
+    filled beforehand, the index's own write is the one that fails."""
+    _needs_recovered_attribute()  # the engine change that also cleans up a failed write
+    files, held = tmp_path / "files", tmp_path / "held"
+    files.mkdir()
+    held.mkdir()
+    for n in range(16):
+        pdfgen.write_large_pdf((files if n < 6 else held) / f"big{n}.pdf", 300, seed=n)
+    if filled_by == "index":
+        whole = tmp_path / "whole"
+        shutil.copytree(files, whole / "files")
+        shutil.copytree(held, whole / "files", dirs_exist_ok=True)
+        assert _cli(whole, "reindex").returncode == 0
+        shutil.copytree(whole / "index" / "cache", small_disk / "cache")
+    index_dir = f"--index-dir={small_disk}"
+    assert _cli(tmp_path, "reindex", index_dir).returncode == 0
+    folder = small_disk / ENGINE["name"]
+    before = sorted(f.name for f in folder.iterdir())
+    for pdf in held.iterdir():
+        pdf.rename(files / pdf.name)
+
+    failed = _cli(tmp_path, "reindex", index_dir)
+
+    assert failed.returncode == 2
+    assert failed.stderr.strip().splitlines() == [
+        f"Error: the disk holding the index in {small_disk} is full: nothing was committed, "
+        "the index is as it was. Free some space and run the command again"
+    ]
+    assert sorted(f.name for f in folder.iterdir()) == before  # no partial segment left
+    search = _cli(tmp_path, "search", "--json", index_dir, "the")
+    assert search.returncode == 0 and json.loads(search.stdout)["total"] == 1800
+
+    subprocess.run(["mount", "-o", "remount,size=32m", str(small_disk)], check=True)
+    retry = _cli(tmp_path, "reindex", index_dir)
+    assert retry.returncode == 0, retry.stderr
+    assert retry.stdout.startswith("added 10,")
