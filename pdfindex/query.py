@@ -25,6 +25,8 @@ from pdfindex.errors import InvalidQuery
 MAX_QUERY_CHARS = 2000
 MAX_DISTANCE = 2  # typos a fuzzy word may have: at 3 a short word matches nearly anything
 MAX_SLOP = 100  # positions a phrase's words may stand apart
+MAX_PHRASE_WORDS = 20  # matching a phrase costs its length times its words' positions
+MAX_DEPTH = 50  # groups and NOTs nested in one another: deeper would exhaust the stack
 OPERATORS = ("AND", "OR", "NOT")
 _WORD = re.compile(r"\w+")
 # One lexical unit: a parenthesis, a quoted phrase (perhaps unclosed), or a run of other
@@ -222,6 +224,11 @@ def _phrase(body: str, suffix: re.Match[str]) -> list[Node]:
         raise InvalidQuery('"" is an empty phrase: put words between the quotes')
     if len(found) == 1:
         return [Term(found[0], boost)]
+    if len(found) > MAX_PHRASE_WORDS:
+        raise InvalidQuery(
+            f"the phrase has {len(found)} words; the limit is {MAX_PHRASE_WORDS}: quote its "
+            "rarest part, or search_pdf for exact text"
+        )
     return [Phrase(found, slop, boost)]
 
 
@@ -257,6 +264,7 @@ class _Parser:
         self.tokens = tokens
         self.position = 0
         self.any_word = any_word
+        self.depth = 0  # groups and NOTs open around the current token
 
     def peek(self) -> _Token | None:
         return self.tokens[self.position] if self.position < len(self.tokens) else None
@@ -311,7 +319,9 @@ class _Parser:
             raise InvalidQuery("the query ends where a search term is expected")
         if token.kind == "op" and token.value == "NOT":
             self.take()
+            self._deeper()
             child = self.unary()
+            self.depth -= 1
             return Not(child) if child is not None else None
         if token.kind == "op":
             raise InvalidQuery(f"{token.value} needs a search term on each side")
@@ -322,7 +332,9 @@ class _Parser:
     def atom(self) -> Node | None:
         token = self.take()
         if token.kind == "(":
+            self._deeper()
             inner = self.query()
+            self.depth -= 1
             closing = self.peek()
             if closing is None or closing.kind != ")":
                 raise InvalidQuery("unbalanced parentheses: '(' without its ')'")
@@ -331,6 +343,13 @@ class _Parser:
                 raise InvalidQuery("() holds nothing to search for")
             return _boosted(inner, float(closing.value or 1.0))
         return self.join(token.nodes or [])
+
+    def _deeper(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise InvalidQuery(
+                f"groups and NOTs nest more than {MAX_DEPTH} deep: write the query flatter"
+            )
 
     def _operator(self, name: str) -> bool:
         token = self.peek()

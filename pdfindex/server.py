@@ -7,6 +7,7 @@ context and calls one function of `pdfindex.tools`; errors are mapped once, per 
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import json
@@ -102,6 +103,8 @@ SEED_002_KINDS: dict[type[Exception], str] = {
     DocumentNotFound: "NotFoundError",
     SessionNotFound: "SessionNotFoundError",
 }
+ERROR_CHARS = 2_000  # an error names its cause; an echoed input is cut to this
+ECHO_CHARS = 200  # characters of a rejected value an error repeats
 _UNWRAP = re.compile(r"(?<!\n)\n(?!\n)")  # a docstring's line breaks inside a paragraph
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:/[^\s'\"/:,;()\[\]]+){2,}")
 
@@ -109,8 +112,12 @@ _ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:/[^\s'\"/:,;()\[\]]+){2,}")
 def error_result(
     tool: str, kind: str, message: str, details: dict[str, Any] | None = None
 ) -> CallToolResult:
-    """The error answer of `tool`, flagged isError, in its seed's shape (ERROR_FORMS)."""
+    """The error answer of `tool`, flagged isError, in its seed's shape (ERROR_FORMS);
+    however large the input it repeats, it stays within ERROR_CHARS (plus its keys)."""
     form = ERROR_FORMS.get(tool, TOOL_ERROR)
+    message = cap_text(message, ERROR_CHARS, "the input was too long to repeat")
+    if details and "received" in details:
+        details = details | {"received": echo(details["received"])}
     if form in (SEED_002_JSON, BOTH_SEEDS):
         text = (
             message
@@ -123,6 +130,39 @@ def error_result(
     if form == SEED_004_TEXT:
         return _flagged(message if message.startswith("Error:") else f"Error: {message}")
     return _flagged(f"Error executing tool {tool}: {message}")
+
+
+def echo(value: Any) -> Any:
+    """A value an error repeats: long strings and lists cut to ECHO_CHARS characters."""
+    if isinstance(value, str) and len(value) > ECHO_CHARS:
+        return value[:ECHO_CHARS] + f"… ({len(value)} characters)"
+    if not isinstance(value, (str, int, float, bool, type(None))):
+        shown = serialise(value)
+        return shown if len(shown) <= ECHO_CHARS else shown[:ECHO_CHARS] + "…"
+    return value
+
+
+def argument_named(arguments: dict[str, Any], quoted: str, whole: bool = True) -> str | None:
+    """The argument whose value an error quotes ('~' is outside ...; or, not `whole`,
+    whose value a path in the error contains), so the answer can name it."""
+    for name, value in arguments.items():
+        items = value if isinstance(value, list) else [value]
+        for n, item in enumerate(items):
+            text = item.path if isinstance(item, PdfSource) else item
+            if not isinstance(text, str) or not text.strip():
+                continue
+            shown = repr(text.strip())[:40] if whole else text.strip().strip("/")[:40]
+            if shown in quoted:
+                return f"{name}[{n}]" if isinstance(value, list) else name
+    return None
+
+
+def os_message(exc: OSError) -> str:
+    """A path the file system refuses as too long, in words."""
+    return (
+        f"the path is too long for the file system ({exc.strerror}: at most 255 bytes per "
+        "folder or file name, 4,096 in all)"
+    )
 
 
 def _flagged(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
@@ -173,6 +213,7 @@ def _answer(tool: str, result: Any, settings: Settings | None) -> Any:
         return result  # images: [caption, Image]
     form = ERROR_FORMS.get(tool)
     if form in (SEED_002_JSON, BOTH_SEEDS) and result.get("status") == "error":
+        result = cap(result, limit)[0] if limit else result
         if form == BOTH_SEEDS:
             return _flagged(result["message"], result)
         return _flagged(serialise(result), result)
@@ -200,11 +241,30 @@ def _logged(fn: F) -> F:
         try:
             answer = _answer(tool, fn(*args, **kwargs), settings)
         except PdfIndexError as exc:
-            answer = error_result(tool, _seed002_kind(exc), str(exc))
+            message = str(exc)
+            # "Document 'x' not found" names its argument already; other causes get its name.
+            name = None if isinstance(exc, DocumentNotFound) else argument_named(shown, message)
+            if name is not None and not any(message.startswith(f"{k}:") for k in shown):
+                message = f"{name}: {message}"
+            answer = error_result(tool, _seed002_kind(exc), message)
+        except MemoryError:
+            log.exception("tool %s ran out of memory", tool)
+            answer = error_result(
+                tool,
+                "ProcessingError",
+                "out of memory: the request needs more memory than this server has "
+                "(a page too large to render, or too much asked at once)",
+            )
         except Exception as exc:
-            log.exception("tool %s crashed", tool)
-            files_dir = settings.files_dir if settings is not None else None
-            answer = error_result(tool, "ProcessingError", crash_message(exc, files_dir))
+            if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+                arguments = [k for k, v in shown.items() if isinstance(v, (str, list))]
+                name = argument_named(shown, str(exc.filename), whole=False)
+                message = f"{name or ' or '.join(arguments)}: {os_message(exc)}"
+                answer = error_result(tool, "ValidationError", message)
+            else:
+                log.exception("tool %s crashed", tool)
+                files_dir = settings.files_dir if settings is not None else None
+                answer = error_result(tool, "ProcessingError", crash_message(exc, files_dir))
         if isinstance(answer, CallToolResult):
             shown_result = serialise([c.model_dump() for c in answer.content])
             log.info(
@@ -262,6 +322,7 @@ ScopeField = Field(
     max_length=1000,
 )
 PageChoiceField = Field(description="Page, when the label occurs on several pages.", ge=1)
+FileTypes = list[Annotated[str, Field(min_length=1, max_length=16)]]
 
 
 class PdfSource(BaseModel):
@@ -272,11 +333,15 @@ class PdfSource(BaseModel):
         json_schema_extra={"anyOf": [{"required": ["path"]}, {"required": ["url"]}]},
     )
 
-    path: str | None = Field(None, description="The document: " + DOCUMENT)
-    url: str | None = Field(None, description="Not supported: files are read from the index.")
-    pages: str | list[int] | None = Field(
-        None, description="Pages to return, like '1-3,5' or [1, 2]; omit for none."
+    path: str | None = Field(None, description="The document: " + DOCUMENT, max_length=1000)
+    url: str | None = Field(
+        None, description="Not supported: files are read from the index.", max_length=2000
     )
+    pages: (
+        Annotated[str, Field(max_length=1000)]
+        | Annotated[list[int], Field(max_length=10_000)]
+        | None
+    ) = Field(None, description="Pages to return, like '1-3,5' or [1, 2]; omit for none.")
 
 
 # -- the tools, in the seeds' order ----------------------------------------
@@ -347,8 +412,11 @@ def fuzzy_search(
         ScopeField,
     ] = ".",
     file_types: Annotated[
-        list[str] | None,
-        Field(description="Only these extensions, e.g. ['pdf', 'md']; default all supported."),
+        FileTypes | None,
+        Field(
+            description="Only these extensions, e.g. ['pdf', 'md']; default all supported.",
+            max_length=20,
+        ),
     ] = None,
     interactive: Annotated[
         bool,
@@ -430,7 +498,8 @@ def list_searchable_files(
         ScopeField,
     ] = ".",
     file_types: Annotated[
-        list[str] | None, Field(description="Only these extensions, e.g. ['pdf'].")
+        FileTypes | None,
+        Field(description="Only these extensions, e.g. ['pdf'].", max_length=20),
     ] = None,
     offset: Annotated[int, Field(description="Skip this many files (paging).", ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
@@ -665,6 +734,7 @@ def query_documents(
         str | None,
         Field(
             description="UUID from an earlier answer, to follow up on it; omit to start.",
+            max_length=64,
             json_schema_extra={"format": "uuid"},
         ),
     ] = None,
@@ -753,10 +823,11 @@ def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> tuple[s
     known = schema.get("properties", {})
     sentences, details = [], {}
     for problem in error.errors():
-        name = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        name = echo(".".join(str(part) for part in problem["loc"]) or "arguments")
+        bounds = problem.get("ctx") or {}
         prop = known.get(str(problem["loc"][0]), {}) if problem["loc"] else {}
         prop = next((s for s in prop.get("anyOf", []) if s.get("type") != "null"), prop)
-        received = problem.get("input")
+        received = echo(problem.get("input"))
         kind = problem["type"]
         if kind == "extra_forbidden":
             expected = "one of its arguments: " + ", ".join(known)
@@ -772,10 +843,18 @@ def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> tuple[s
             if low is None:
                 expected = f"{high} or less"
             sentence = f"{name} must be {expected}, got {received!r}"
-        elif kind in ("string_too_short", "string_too_long"):
-            low, high = prop.get("minLength", 0), prop.get("maxLength")
-            expected = f"{low} to {high} characters" if high else f"at least {low} characters"
-            size = len(received) if isinstance(received, str) else received
+        elif kind in ("string_too_short", "string_too_long", "too_long", "too_short"):
+            unit = "characters" if kind.startswith("string") else "items"
+            if len(problem["loc"]) == 1:  # a top-level argument: both bounds from its schema
+                low = prop.get("minLength", prop.get("minItems", 0))
+                high = prop.get("maxLength", prop.get("maxItems"))
+                expected = f"{low} to {high} {unit}" if high else f"at least {low} {unit}"
+            elif "max_length" in bounds:
+                expected = f"at most {bounds['max_length']} {unit}"
+            else:
+                expected = f"at least {bounds.get('min_length', 1)} {unit}"
+            given = problem.get("input")
+            size = len(given) if isinstance(given, (str, list)) else given
             sentence = f"{name} must have {expected}, got {size}"
         else:
             expected = problem["msg"]

@@ -21,6 +21,9 @@ from pdfindex.search.textmatch import (
 )
 
 MAX_LIMIT = 1000
+# Words of a phrase the index checks (a longer phrase's first words keep every page it can
+# be on): a 999-word query made Whoosh walk positions for minutes.
+MAX_PHRASE_WORDS = 4
 MAX_CONTEXT = 20_000
 
 
@@ -48,7 +51,7 @@ def exact_search(
         slug=slug,
         terms=required_terms(query),
         prefixes=prefixes,
-        phrases=required_phrases(query),
+        phrases=[phrase[:MAX_PHRASE_WORDS] for phrase in required_phrases(query)],
     )
     matches: list[ExactMatch] = []
     for ref in found.refs:

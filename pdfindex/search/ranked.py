@@ -63,10 +63,7 @@ def snippet(text: str, terms: set[str], width: int = 240, max_terms: int = 200) 
     if not spans:
         return flat[:width]
     # The window holding the most matches, starting a little before one of them.
-    best = max(
-        range(len(spans)),
-        key=lambda i: sum(1 for s, _ in spans[i:] if s < spans[i][0] + width - 40),
-    )
+    best = densest(spans, width - 40)
     start = max(0, spans[best][0] - 40)
     end = min(len(flat), start + width)
     out, cursor = [], start
@@ -76,3 +73,17 @@ def snippet(text: str, terms: set[str], width: int = 240, max_terms: int = 200) 
             cursor = e
     out.append(flat[cursor:end])
     return ("…" if start else "") + "".join(out) + ("…" if end < len(flat) else "")
+
+
+def densest(spans: list[tuple[int, int]], reach: int) -> int:
+    """The index of the first span whose window [start, start + reach) holds the most
+    span starts: one pass with two pointers (spans are in order), so a word found 40,000
+    times on a page costs 40,000 steps, not 40,000²."""
+    best, most, end = 0, 0, 0
+    for i, (start, _) in enumerate(spans):
+        end = max(end, i)
+        while end < len(spans) and spans[end][0] < start + reach:
+            end += 1
+        if end - i > most:
+            best, most = i, end - i
+    return best

@@ -28,12 +28,13 @@ def search_pdf(
         raise InvalidQuery(
             "pdf_name is empty: give a file name under the files folder, without .pdf"
         )
-    record = names.lookup(index, name)  # path, path without .pdf, or slug
-    result: dict[str, Any] = {
-        "file_exists": record is not None or names.on_disk(index, name) is not None,
-        "query_exists": False,
-        "matches": [],
-    }
+    with names.file_system(name):
+        record = names.lookup(index, name)  # path, path without .pdf, or slug
+        result: dict[str, Any] = {
+            "file_exists": record is not None or names.on_disk(index, name) is not None,
+            "query_exists": False,
+            "matches": [],
+        }
     if not result["file_exists"]:
         return result
     if record is None:

@@ -17,7 +17,7 @@ import regex
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
 from pdfindex.tools.budget import fit, items_budget
-from pdfindex.tools.names import find_document
+from pdfindex.tools.names import find_document, readable
 from pdfindex.tools.results import SearchInFileResult
 
 MAX_PATTERN = 1000
@@ -121,7 +121,7 @@ def search_in_file(
     """Every line matching `pattern`, with its line number in the file (seed 001), its
     page and line number within that page, and context lines."""
     compiled = compile_pattern(pattern, case_sensitive)
-    record = find_document(index, file)
+    record = readable(find_document(index, file))
     matches: list[dict[str, Any]] = []
     deadline = time.monotonic() + TIME_LIMIT
     whole_page = page_filter(pattern, case_sensitive)

@@ -8,13 +8,17 @@ whatever a name looks like, nothing outside the files folder is ever looked at.
 
 from __future__ import annotations
 
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from rapidfuzz import fuzz, process
 
 from pdfindex.api import PdfIndex
-from pdfindex.errors import DocumentNotFound, InvalidQuery
+from pdfindex.errors import DocumentNotFound, EncryptedDocument, InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import supported_extensions
+from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, OK
 from pdfindex.models import FileRecord
 from pdfindex.paths import base_slug
 
@@ -23,21 +27,52 @@ MIN_SCORE = 50  # rapidfuzz WRatio, 0-100: below this a name is not "close"
 NAMING = "a path ('a/b.pdf'), the path without extension ('a/b') or a slug ('a_b')"
 
 
+@contextmanager
+def file_system(key: str) -> Iterator[None]:
+    """A path the file system refuses (too long, a loop of links) as a named cause."""
+    try:
+        yield
+    except OSError as exc:
+        shown = key if len(key) <= 60 else f"{key[:60]}… ({len(key)} characters)"
+        cause = (
+            "too long for the file system (at most 255 bytes per folder or file name)"
+            if exc.errno == errno.ENAMETOOLONG
+            else f"not readable: {exc.strerror or type(exc).__name__}"
+        )
+        raise InvalidQuery(f"the path {shown!r} is {cause}") from None
+
+
 def find_document(index: PdfIndex, name: str | None) -> FileRecord:
     """The indexed document `name` stands for; DocumentNotFound names the closest ones,
     or says the file is there but not indexed yet."""
     key = (name or "").strip()
     if not key:
         raise InvalidQuery(f"no document named: give {NAMING}")
-    record = lookup(index, key)
-    if record is not None:
-        return record
-    if on_disk(index, key) is not None:
+    with file_system(key):
+        record = lookup(index, key)
+        if record is not None:
+            return record
+        there = on_disk(index, key)
+    if there is not None:
         raise DocumentNotFound(
             f"Document '{key}' is in the files folder but not indexed yet; retry shortly "
             "(get_library_status shows progress)."
         )
     raise DocumentNotFound(not_found(index, key))
+
+
+def readable(record: FileRecord) -> FileRecord:
+    """`record`, if its text could be read; a failed or encrypted file says so (it has no
+    pages to ask for, so a page number would only get a confusing range error)."""
+    if record.status == ENCRYPTED:
+        cause = record.error or "a password is needed"
+        raise EncryptedDocument(f"'{record.slug}' ({record.path}) is encrypted: {cause}")
+    if record.status not in (OK, EMPTY):
+        raise PdfIndexError(
+            f"'{record.slug}' ({record.path}) could not be read when indexed "
+            f"({record.status}): {record.error}"
+        )
+    return record
 
 
 def lookup(index: PdfIndex, key: str) -> FileRecord | None:
@@ -81,10 +116,11 @@ def resolve_file(index: PdfIndex, name: str | None) -> tuple[Path, str]:
     key = (name or "").strip()
     if not key:
         raise InvalidQuery(f"no file named: give {NAMING}")
-    found = on_disk(index, key)
-    if found is not None:
-        return found
-    record = lookup(index, key)
+    with file_system(key):
+        found = on_disk(index, key)
+        if found is not None:
+            return found
+        record = lookup(index, key)
     if record is not None:
         return index.resolve(record.path)
     raise DocumentNotFound(not_found(index, key))
@@ -92,9 +128,10 @@ def resolve_file(index: PdfIndex, name: str | None) -> tuple[Path, str]:
 
 def resolve_scope(index: PdfIndex, path: str) -> tuple[Path, str]:
     """A folder, or one file by any of its names: (real path, relative path)."""
-    real, rel = index.resolve(path or ".")
-    if real.exists():
-        return real, rel
+    with file_system(path):
+        real, rel = index.resolve(path or ".")
+        if real.exists():
+            return real, rel
     return resolve_file(index, path)
 
 

@@ -7,15 +7,17 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pdfindex.api import PdfIndex, parse_pages
-from pdfindex.errors import InvalidQuery, PageOutOfRange
+from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange
 from pdfindex.extract.adapters.pdfium import render_page_png
+from pdfindex.paths import fd_path, open_regular
 from pdfindex.tools.budget import cut_text, items_budget
 from pdfindex.tools.catalog import record_by_slug
-from pdfindex.tools.names import find_document
+from pdfindex.tools.names import find_document, readable
 from pdfindex.tools.results import ExtractPdfPageResult
 
 DEFAULT_DPI = 150
@@ -45,6 +47,14 @@ def page_png(
         handle.write(png)
     os.replace(tmp, folder / f"p{page}-{wanted}-{used}.png")
     return png, used, False
+
+
+def too_large(slug: str, page_number: int) -> str:
+    """Why a page image could not be made: the page is too large to render in memory."""
+    return (
+        f"page_number: page {page_number} of '{slug}' is too large to render (out of memory); "
+        "extract_pdf_page or read_pdf give its text"
+    )
 
 
 def checked_dpi(dpi: int | None) -> int:
@@ -78,6 +88,7 @@ def extract_pdf_page(
     real, rel = index.resolve(record.path)
     if not rel.lower().endswith(".pdf"):
         raise InvalidQuery(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
+    readable(record)
     parse_pages(pages, record.pages)  # clear range errors before any parsing
     from pdfindex.convert.pages import convert_pages  # pdfminer's layout engine, loaded on use
 
@@ -85,9 +96,10 @@ def extract_pdf_page(
     if record.ocr_pages:  # scanned pages have no layout: convert their OCR text
         texts = index.engine.page_texts(record.slug)
         ocr_texts = {n: texts[n - 1] for n in pages if 1 <= n <= len(texts)}
-    result = convert_pages(
-        real, pages, output_format, preserve_layout, index.settings.timeout, ocr_texts
-    )
+    with opened(real, index) as checked:
+        result = convert_pages(
+            checked, pages, output_format, preserve_layout, index.settings.timeout, ocr_texts
+        )
     budget = items_budget(index.settings.max_response_chars)
     content = cut_text(result["content"], budget)
     if content != result["content"]:
@@ -109,21 +121,41 @@ def get_page_image(
     record = record_by_slug(index, document_slug)
     if not record.path.lower().endswith(".pdf"):
         raise InvalidQuery(f"{record.path} is not a PDF; read it with read_pdf")
+    readable(record)
     if not 1 <= page_number <= record.pages:
         raise PageOutOfRange(
             f"page {page_number} is out of range: '{record.slug}' has pages 1-{record.pages}"
         )
     real, _ = index.resolve(record.path)
-    png, used, cached = page_png(
-        real,
-        record.sha256,
-        page_number,
-        index.settings.index_dir / "pages",
-        dpi,
-        index.settings.page_image_bytes,
-    )
+    try:
+        with opened(real, index) as checked:
+            png, used, cached = page_png(
+                checked,
+                record.sha256,
+                page_number,
+                index.settings.index_dir / "pages",
+                dpi,
+                index.settings.page_image_bytes,
+            )
+    except MemoryError:
+        raise InvalidQuery(too_large(record.slug, page_number)) from None
     caption = (
         f"Page {page_number} of {record.pages}\nDocument: {record.slug} ({record.title})\n"
         f"Rendered at {used} dpi, {len(png)} bytes{' (cached)' if cached else ''}"
     )
     return caption, png
+
+
+@contextmanager
+def opened(real: Path, index: PdfIndex) -> Iterator[Path]:
+    """`real` opened once, safely (a regular file inside the files folder, not a link or a
+    FIFO put there since it was indexed), as a path the PDF libraries open again as that
+    same file."""
+    try:
+        fd = open_regular(real, inside=index.settings.files_dir)
+    except OSError as exc:
+        raise DocumentNotFound(f"{real.name} cannot be read now: {exc}") from None
+    try:
+        yield fd_path(fd)
+    finally:
+        os.close(fd)

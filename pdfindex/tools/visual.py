@@ -16,7 +16,7 @@ from pdfindex.extract.adapters.pdfium import render_region_png
 from pdfindex.models import FileRecord
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.tools.catalog import element_lines, record_by_slug, shorten
-from pdfindex.tools.pages import checked_dpi, within_budget
+from pdfindex.tools.pages import checked_dpi, opened, too_large, within_budget
 
 MAX_LIMIT = 50
 MARGIN = 8.0  # points around an element's region in its image
@@ -107,11 +107,15 @@ def element_image(
     real, _ = index.resolve(document.path)
     x0, top, x1, bottom = element.bbox
     region = (x0 - MARGIN, top - MARGIN, x1 + MARGIN, bottom + MARGIN)
-    png, used = within_budget(
-        lambda d: render_region_png(real, element.page, region, d),
-        wanted,
-        index.settings.page_image_bytes,
-    )
+    try:
+        with opened(real, index) as checked:
+            png, used = within_budget(
+                lambda d: render_region_png(checked, element.page, region, d),
+                wanted,
+                index.settings.page_image_bytes,
+            )
+    except MemoryError:
+        raise InvalidQuery(too_large(document.slug, element.page)) from None
     text = "\n".join(
         [
             f"{element.kind.capitalize()}: {element.label}",
