@@ -5,7 +5,6 @@ answer, schemas that say what the code checks, and the seeds' shapes."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from pdfindex import __version__
+from pdfindex.server import crash_message
 from tests import pdfgen
 from tests.conftest import make_settings
 from tests.mcpclient import InMemory, open_app, text_of
@@ -100,10 +100,9 @@ def test_domain_errors_are_flagged_too(project: InMemory) -> None:
     assert files.is_error and files.structured_content["results"][0]["success"] is False
 
 
-def test_an_unexpected_exception_names_its_cause(tmp_path: Path) -> None:
-    """A PDF deleted behind the index's back (no watcher) makes rendering fail with an
-    exception pdfindex did not anticipate: the answer names it, without a traceback or
-    a path outside the files folder."""
+def test_a_file_gone_behind_the_index_is_named(tmp_path: Path) -> None:
+    """A PDF deleted behind the index's back (no watcher): rendering says which file
+    cannot be read and why, without a traceback or an absolute path."""
     settings = make_settings(tmp_path, elements=False, ocr=False)
     pdfgen.write_pdf(settings.files_dir / "gone.pdf", ["Soon deleted."])
     with open_app(settings) as app:
@@ -111,10 +110,17 @@ def test_an_unexpected_exception_names_its_cause(tmp_path: Path) -> None:
         result = InMemory(app).call("get_page_image", document_slug="gone", page_number=1)
     text = text_of(result)
     assert result.is_error
-    assert text != "Error executing tool get_page_image"
-    assert text.startswith("Error: internal error: ") and "gone.pdf" in text
-    assert re.search(r"\w+Error", text)  # the exception's type
+    assert text == "Error: gone.pdf cannot be read now (No such file or directory)"
     assert str(tmp_path) not in text and "Traceback" not in text
+
+
+def test_an_unexpected_exception_names_its_cause(tmp_path: Path) -> None:
+    """An exception pdfindex did not anticipate is answered with its type and message,
+    paths inside the files folder made relative and others cut to their last part."""
+    files_dir = tmp_path / "files"
+    crash = RuntimeError(f"cannot parse {files_dir}/a/b.pdf near /usr/lib/secret/x.so")
+    text = crash_message(crash, files_dir)
+    assert text == "internal error: RuntimeError: cannot parse a/b.pdf near .../x.so"
 
 
 # -- point 6: one naming rule ---------------------------------------------------------

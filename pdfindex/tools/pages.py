@@ -153,8 +153,10 @@ def opened(real: Path, index: PdfIndex) -> Iterator[Path]:
     same file."""
     try:
         fd = open_regular(real, inside=index.settings.files_dir)
-    except OSError as exc:
-        raise DocumentNotFound(f"{real.name} cannot be read now: {exc}") from None
+    except OSError as exc:  # gone, or swapped for a link or a FIFO since it was indexed
+        shown = real.relative_to(index.settings.files_dir.resolve()).as_posix()
+        cause = exc.strerror or str(exc)
+        raise DocumentNotFound(f"{shown} cannot be read now ({cause})") from None
     try:
         yield fd_path(fd)
     finally:
