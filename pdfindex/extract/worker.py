@@ -93,7 +93,7 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
         return
     for number in wanted:
         try:
-            png, _count = render_page_png(path, number, ocr.OCR_DPI)
+            png, _count, _dpi = render_page_png(path, number, ocr.OCR_DPI)
             limit = options.timeout * OCR_PAGE_SHARE
             found = ocr.recognise_png(png, options.ocr_lang, limit, options.ocr_engine)
         except Exception as exc:  # a page Tesseract cannot read stays as it was

@@ -32,20 +32,28 @@ def page_png(
     cache_dir: Path,
     dpi: int | None = None,
     budget: int = DEFAULT_BUDGET,
-) -> tuple[bytes, int, bool]:
-    """(PNG bytes, DPI used, whether it came from the cache) for one page."""
+) -> tuple[bytes, float, bool]:
+    """(PNG bytes, DPI used, whether it came from the cache) for one page; the DPI is below
+    the one asked for when the PNG budget or, for a huge page, the pixel budget needs it."""
     wanted = checked_dpi(dpi)
     folder = cache_dir / sha256[:2] / sha256
     cached = sorted(folder.glob(f"p{page}-{wanted}-*.png")) if folder.exists() else []
     if cached:
-        used = int(cached[0].stem.rsplit("-", 1)[1])
-        return cached[0].read_bytes(), used, True
-    png, used = within_budget(lambda d: render_page_png(path, page, d)[0], wanted, budget)
+        return cached[0].read_bytes(), float(cached[0].stem.rsplit("-", 1)[1]), True
+    fitted: list[float] = []  # the DPI a page too large for MAX_PIXELS was rendered at
+
+    def render(dpi: int) -> bytes:
+        png, _count, used = render_page_png(path, page, dpi)
+        fitted.append(used)
+        return png
+
+    png, budgeted = within_budget(render, wanted, budget)
+    used = float(f"{min(budgeted, fitted[-1]):.3g}")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
     with os.fdopen(fd, "wb") as handle:
         handle.write(png)
-    os.replace(tmp, folder / f"p{page}-{wanted}-{used}.png")
+    os.replace(tmp, folder / f"p{page}-{wanted}-{used:g}.png")
     return png, used, False
 
 
@@ -141,7 +149,7 @@ def get_page_image(
         raise InvalidQuery(too_large(record.slug, page_number)) from None
     caption = (
         f"Page {page_number} of {record.pages}\nDocument: {record.slug} ({record.title})\n"
-        f"Rendered at {used} dpi, {len(png)} bytes{' (cached)' if cached else ''}"
+        f"Rendered at {used:g} dpi, {len(png)} bytes{' (cached)' if cached else ''}"
     )
     return caption, png
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import math
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -107,20 +108,37 @@ def has_large_image(page: pdfium.PdfPage) -> bool:
     return False
 
 
-def render_page_png(path: Path, page_number: int, dpi: float) -> tuple[bytes, int]:
-    """The page (1-based) as PNG bytes at `dpi`, and the document's page count."""
+# The most pixels one rendering may have: 40 MP is 120 MB of RGB bitmap (an A4 page at
+# 300 dpi is 8.7 MP). A 14,400 pt page at 150 dpi would be 4.5 GP, 6.5 GB: rendered
+# smaller instead, at the resolution that fits.
+MAX_PIXELS = 40_000_000
+
+
+def fitting_scale(width: float, height: float, dpi: float) -> float:
+    """The render scale for `dpi`, lowered so that width x height points stay within
+    MAX_PIXELS."""
+    scale = dpi / 72.0
+    pixels = max(width * height, 1.0) * scale * scale
+    # 0.999: the bitmap rounds its sides up to whole pixels
+    return scale if pixels <= MAX_PIXELS else scale * math.sqrt(MAX_PIXELS / pixels) * 0.999
+
+
+def render_page_png(path: Path, page_number: int, dpi: float) -> tuple[bytes, int, float]:
+    """The page (1-based) as PNG bytes, the document's page count, and the DPI used:
+    `dpi`, or less for a page too large for MAX_PIXELS."""
     import io
 
     pdf = pdfium.PdfDocument(str(path), password=None)
     try:
         page = pdf[page_number - 1]
         try:
-            image = page.render(scale=dpi / 72.0).to_pil()
+            scale = fitting_scale(*page.get_size(), dpi)
+            image = page.render(scale=scale).to_pil()
         finally:
             page.close()
         buffer = io.BytesIO()
         image.save(buffer, format="PNG", compress_level=6)  # optimize=True costs 8x the time
-        return buffer.getvalue(), len(pdf)
+        return buffer.getvalue(), len(pdf), scale * 72.0
     finally:
         pdf.close()
 
@@ -162,7 +180,8 @@ def render_region_png(
                 max(0.0, width - x1),
                 max(0.0, top),
             )  # pdfium crops (left, bottom, right, top) amounts off each side
-            image = page.render(scale=dpi / 72.0, crop=crop).to_pil()
+            scale = fitting_scale(width - crop[0] - crop[2], height - crop[1] - crop[3], dpi)
+            image = page.render(scale=scale, crop=crop).to_pil()
         finally:
             page.close()
     finally:
