@@ -31,6 +31,7 @@ from pdfindex.models import ExactMatch, FileRecord, PageHit, Summary
 from pdfindex.paths import base_slug, check_folders, relative_posix, resolve_inside
 from pdfindex.search.exact import MAX_LIMIT, exact_search
 from pdfindex.search.ranked import ranked_search
+from pdfindex.workers import IsolatedCalls
 
 if TYPE_CHECKING:
     from pdfindex.extract.cache import ExtractionCache
@@ -57,6 +58,12 @@ class PdfIndex:
         self._cache: ExtractionCache | None = None
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None
+        # Killable processes that render and convert pages (started on first use).
+        self.isolated = IsolatedCalls(
+            min(2, settings.worker_count),
+            settings.memory_mb,
+            preload=("pdfindex.extract.adapters.pdfium",),
+        )
         damage = self.engine.recovered
         if damage:
             self._rebuild(damage)
@@ -133,6 +140,7 @@ class PdfIndex:
         return f" (indexing is under way: {doing}; retry shortly)" if doing else ""
 
     def close(self) -> None:
+        self.isolated.close()
         self.engine.close()
 
     # -- indexing ------------------------------------------------------------------

@@ -162,6 +162,14 @@ def main() -> None:
 @main.command()
 @common_options
 @click.option("--no-watch", is_flag=True, help="Do not follow changes in the files folder.")
+@click.option(
+    "--request-timeout",
+    type=float,
+    help="Seconds one tool call may run (default 10; 0 = no limit).",
+    expose_value=False,
+    callback=_remember,
+    is_eager=True,
+)
 @click.pass_context
 @handle_errors
 def serve(ctx: click.Context, no_watch: bool) -> None:

@@ -26,6 +26,7 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "extractor": ("pdfium", str),
     "engine": ("tantivy", str),  # the index engine: a subpackage of pdfindex.engine
     "timeout": (120.0, float),
+    "request_timeout": (10.0, float),
     "workers": (0, int),  # 0 = all cores
     "memory_mb": (4096, int),  # extra address space per extraction worker after start-up
     "writer_memory_mb": (0, int),  # 0 = the engine's own default
@@ -47,6 +48,9 @@ DESCRIPTIONS: dict[str, str] = {
     "engine": "Index engine: `tantivy` (compiled, fast at 50,000+ pages) or the pure-Python "
     "one (see the README); a switch rebuilds the index from the extraction cache.",
     "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
+    "request_timeout": "Seconds one tool call may run before it is stopped with a named "
+    "error (a page image or conversion: its worker process is killed; a conversion gets this "
+    "per page asked for). `0` = no limit.",
     "workers": "Extraction processes; `0` = all cores.",
     "memory_mb": "Memory cap of each extraction process (MB beyond its start-up size).",
     "writer_memory_mb": "What the index writer buffers before it writes a segment (MB): "
@@ -76,6 +80,7 @@ class Settings:
     extractor: str = "pdfium"
     engine: str = "tantivy"
     timeout: float = 120.0
+    request_timeout: float = 10.0
     workers: int = 0
     memory_mb: int = 4096
     writer_memory_mb: int = 0
@@ -134,6 +139,8 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
         raise ConfigError(
             f"ocr_lang={raw!r} from {source}: use Tesseract codes like eng or deu+eng"
         )
+    if name == "request_timeout" and not value >= 0:
+        raise ConfigError(f"request_timeout={raw!r} from {source} must be 0 (no limit) or more")
     if name == "workers" and value < 0:
         raise ConfigError(f"workers={raw!r} from {source} must be 0 (all cores) or more")
     return value

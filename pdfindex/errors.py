@@ -45,6 +45,18 @@ class ConversionError(PdfIndexError):
     """A page could not be converted (layout parse failed, pandoc missing or failed)."""
 
 
+class RequestTimeout(PdfIndexError):
+    """A request ran past its time limit and was stopped (its worker killed, if any)."""
+
+    @classmethod
+    def after(cls, seconds: float, what: str = "the request") -> RequestTimeout:
+        return cls(
+            f"{what} took longer than the time limit of {seconds:g} s and was stopped: "
+            "narrow it (one document, fewer pages, a more specific query), or raise the "
+            "request_timeout setting"
+        )
+
+
 class SessionNotFound(PdfIndexError):
     """No query_documents session has that id (or it expired)."""
 

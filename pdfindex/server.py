@@ -27,7 +27,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pdfindex import __version__
+from pdfindex import __version__, deadline
 from pdfindex.api import PdfIndex
 from pdfindex.config import Settings
 from pdfindex.elements.detect import ELEMENT_TYPES
@@ -37,6 +37,7 @@ from pdfindex.errors import (
     PageOutOfRange,
     PathOutsideFiles,
     PdfIndexError,
+    RequestTimeout,
     SessionNotFound,
 )
 from pdfindex.extract.adapters import describe as describe_adapters
@@ -102,7 +103,10 @@ SEED_002_KINDS: dict[type[Exception], str] = {
     PageOutOfRange: "ValidationError",
     DocumentNotFound: "NotFoundError",
     SessionNotFound: "SessionNotFoundError",
+    RequestTimeout: "TimeoutError",
 }
+# Tools not under request_timeout: indexing a file now has the extraction limits instead.
+UNLIMITED = ("process_document",)
 ERROR_CHARS = 2_000  # an error names its cause; an echoed input is cut to this
 ECHO_CHARS = 200  # characters of a rejected value an error repeats
 _UNWRAP = re.compile(r"(?<!\n)\n(?!\n)")  # a docstring's line breaks inside a paragraph
@@ -238,8 +242,10 @@ def _logged(fn: F) -> F:
         shown = {k: v for k, v in kwargs.items() if k != "ctx"}
         log.info("request %s %s", tool, json.dumps(shown, default=str)[:2000])
         settings = _settings_of(kwargs.get("ctx"))
+        limit = settings.request_timeout if settings is not None else None
         try:
-            answer = _answer(tool, fn(*args, **kwargs), settings)
+            with deadline.limit(None if tool in UNLIMITED else limit):
+                answer = _answer(tool, fn(*args, **kwargs), settings)
         except PdfIndexError as exc:
             message = str(exc)
             # "Document 'x' not found" names its argument already; other causes get its name.

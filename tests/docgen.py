@@ -228,13 +228,20 @@ def setting_rows() -> list[tuple[str, str, str, str, str]]:
     from pdfindex.config import DEFAULTS, ENV_PREFIX
 
     flags = {p.name for p in main.params}
+    only = {  # options of one command: shown with it
+        p.name: command for command, cmd in main.commands.items() for p in cmd.params
+    }
     fields = {"root": "current directory"} | {
         name: _literal(_default(entry)) for name, entry in DEFAULTS.items()
     }
     return [
         (
             name,
-            f"`--{name.replace('_', '-')}`" if name in flags else "—",
+            f"`--{name.replace('_', '-')}`"
+            if name in flags
+            else f"`{only[name]} --{name.replace('_', '-')}`"
+            if name in only
+            else "—",
             f"`{ENV_PREFIX}{name.upper()}`",
             default if name == "root" else f"`{default}`",
             DESCRIPTIONS.get(name, ""),

@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
 
 # cli > server > tools > api > indexer > search | convert > engine | elements > extract >
-# layout > query | models | config | paths | logs | memory > errors
+# layout > workers > query | models | config | paths | logs | memory | deadline > errors
 LAYERS: list[list[str]] = [
     ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
     ["cli"],
@@ -28,7 +28,8 @@ LAYERS: list[list[str]] = [
     ["engine", "elements"],
     ["extract"],
     ["layout"],
-    ["query", "models", "config", "paths", "logs", "memory"],
+    ["workers"],  # killable processes for one call (rendering, conversion)
+    ["query", "models", "config", "paths", "logs", "memory", "deadline"],
     ["errors"],
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}

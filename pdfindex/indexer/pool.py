@@ -18,7 +18,7 @@ from typing import Any
 from pdfindex.errors import PdfIndexError
 from pdfindex.extract.adapters.base import FAILED, Extraction
 from pdfindex.extract.worker import ExtractOptions
-from pdfindex.memory import release_freed_memory
+from pdfindex.memory import cap_memory, release_freed_memory
 from pdfindex.paths import Identity, fd_path, open_regular
 
 ELEMENTS = "elements"  # the task name of an elements-pass job
@@ -38,7 +38,7 @@ def _worker_main(
     for name in (engine, fallback_for(engine)):  # the PDF libraries load on first use
         if name:
             get_adapter(name)
-    _cap_memory(memory_mb)
+    cap_memory(memory_mb)
     conn.send("ready")  # the time limit starts once imports are done
     while True:
         try:
@@ -82,20 +82,6 @@ def find_elements(
         return elements_of(fd_path(fd), pages, options, beat)
     finally:
         os.close(fd)
-
-
-def _cap_memory(memory_mb: int) -> None:
-    """Allow the worker `memory_mb` of address space beyond what it has after start-up,
-    so a PDF that blows up memory fails in its worker (MemoryError or a crash)."""
-    try:
-        import resource
-
-        with open("/proc/self/status", encoding="ascii") as status:
-            vm_kb = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
-        limit = (vm_kb * 1024) + memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, OSError, ValueError, StopIteration):
-        log.warning("cannot cap the memory of extraction workers on this system")
 
 
 class _Worker:

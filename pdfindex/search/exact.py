@@ -7,6 +7,7 @@ one page; its context may reach into the neighbouring pages.
 
 from __future__ import annotations
 
+from pdfindex import deadline
 from pdfindex.engine import Engine, PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import ExactMatch, PageRef
@@ -55,6 +56,7 @@ def exact_search(
     )
     matches: list[ExactMatch] = []
     for ref in found.refs:
+        deadline.check()  # a page at a time: a request past its limit stops here
         text = found.text(ref)
         folded, offsets = fold(text)
         for span in find_spans(pattern, folded):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
@@ -120,6 +121,7 @@ def _search(
     for ref in found.refs:
         if not _wanted(ref.path, types):
             continue
+        deadline.check()  # a page at a time: a request past its limit stops here
         text = found.text(ref)
         folded = text.casefold()
         breaks = [m.start() for m in _NEWLINE.finditer(folded)]

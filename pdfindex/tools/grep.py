@@ -14,6 +14,7 @@ from typing import Any
 
 import regex
 
+from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
 from pdfindex.tools.budget import fit, items_budget
@@ -123,12 +124,12 @@ def search_in_file(
     compiled = compile_pattern(pattern, case_sensitive)
     record = readable(find_document(index, file))
     matches: list[dict[str, Any]] = []
-    deadline = time.monotonic() + TIME_LIMIT
+    stop_at = time.monotonic() + TIME_LIMIT  # the pattern's own limit
     whole_page = page_filter(pattern, case_sensitive)
 
     def find(target: regex.Pattern, text: str, position: int = 0) -> int:
         """Where the first match at or after `position` starts; -1 when there is none."""
-        remaining = deadline - time.monotonic()
+        remaining = stop_at - time.monotonic()
         try:
             if remaining <= 0:
                 raise TimeoutError
@@ -150,6 +151,7 @@ def search_in_file(
         if hopeful is not None and page_number - 1 not in hopeful:
             lines_before += line_count(text)
             continue  # no line of this page can match
+        deadline.check()  # a page at a time: a request past its limit stops here
         lines = text.splitlines()
         lines_before += len(lines)
         numbers = (

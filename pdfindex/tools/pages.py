@@ -4,55 +4,52 @@ keeps it under a byte budget, cached on disk inside the index folder)."""
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from pdfindex import deadline
 from pdfindex.api import PdfIndex, parse_pages
 from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange
-from pdfindex.extract.adapters.pdfium import render_page_png
-from pdfindex.paths import fd_path, open_regular
+from pdfindex.paths import open_regular
 from pdfindex.tools.budget import cut_text, items_budget
 from pdfindex.tools.catalog import record_by_slug
 from pdfindex.tools.names import find_document, readable
+from pdfindex.tools.render import MAX_DPI, MIN_DPI
 from pdfindex.tools.results import ExtractPdfPageResult
+from pdfindex.workers import WorkerDied
 
 DEFAULT_DPI = 150
-MIN_DPI, MAX_DPI = 36, 300
-DEFAULT_BUDGET = 1_500_000
+NO_LIMIT = 3600.0  # seconds a worker call may take when request_timeout is 0
 
 
 def page_png(
-    path: Path,
-    sha256: str,
-    page: int,
-    cache_dir: Path,
-    dpi: int | None = None,
-    budget: int = DEFAULT_BUDGET,
+    index: PdfIndex, fd: int, sha256: str, page: int, dpi: int | None = None
 ) -> tuple[bytes, float, bool]:
-    """(PNG bytes, DPI used, whether it came from the cache) for one page; the DPI is below
-    the one asked for when the PNG budget or, for a huge page, the pixel budget needs it."""
+    """(PNG bytes, DPI used, whether it came from the cache) for one page of the open
+    file `fd`, rendered in a killable worker (`PdfIndex.isolated`) within the request's
+    time limit; the DPI is below the one asked for when the PNG budget or, for a huge
+    page, the pixel budget needs it."""
     wanted = checked_dpi(dpi)
-    folder = cache_dir / sha256[:2] / sha256
+    folder = index.settings.index_dir / "pages" / sha256[:2] / sha256
     cached = sorted(folder.glob(f"p{page}-{wanted}-*.png")) if folder.exists() else []
     if cached:
         return cached[0].read_bytes(), float(cached[0].stem.rsplit("-", 1)[1]), True
-    fitted: list[float] = []  # the DPI a page too large for MAX_PIXELS was rendered at
-
-    def render(dpi: int) -> bytes:
-        png, _count, used = render_page_png(path, page, dpi)
-        fitted.append(used)
-        return png
-
-    png, budgeted = within_budget(render, wanted, budget)
-    used = float(f"{min(budgeted, fitted[-1]):.3g}")
+    png, used = index.isolated.call(
+        "pdfindex.tools.render:page_within_budget",
+        fd,
+        page,
+        wanted,
+        index.settings.page_image_bytes,
+        timeout=deadline.remaining(NO_LIMIT),
+        what=f"rendering page {page}",
+    )
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(png)
+    handle, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        out.write(png)
     os.replace(tmp, folder / f"p{page}-{wanted}-{used:g}.png")
     return png, used, False
 
@@ -73,17 +70,6 @@ def checked_dpi(dpi: int | None) -> int:
     return wanted
 
 
-def within_budget(render: Callable[[int], bytes], dpi: int, budget: int) -> tuple[bytes, int]:
-    """(PNG, DPI used): rendered at `dpi`, then lower until the PNG fits `budget` bytes."""
-    used = dpi
-    png = render(used)
-    while len(png) > budget and used > MIN_DPI:
-        # PNG size grows with the pixel count, i.e. with the square of the DPI.
-        used = max(MIN_DPI, int(used * math.sqrt(budget / len(png)) * 0.95))
-        png = render(used)
-    return png, used
-
-
 def extract_pdf_page(
     index: PdfIndex,
     file: str,
@@ -98,15 +84,26 @@ def extract_pdf_page(
         raise InvalidQuery(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
     readable(record)
     parse_pages(pages, record.pages)  # clear range errors before any parsing
-    from pdfindex.convert.pages import convert_pages  # pdfminer's layout engine, loaded on use
 
     ocr_texts = None
     if record.ocr_pages:  # scanned pages have no layout: convert their OCR text
         texts = index.engine.page_texts(record.slug)
         ocr_texts = {n: texts[n - 1] for n in pages if 1 <= n <= len(texts)}
-    with opened(real, index) as checked:
-        result = convert_pages(
-            checked, pages, output_format, preserve_layout, index.settings.timeout, ocr_texts
+    # pdfminer's layout of one hostile page can take minutes: a worker, killed at the
+    # limit (request_timeout per page asked for, the whole call at most `timeout`).
+    limit = deadline.seconds()
+    allowed = min(limit * len(set(pages)), index.settings.timeout) if limit else NO_LIMIT
+    with opened(real, index) as fd:
+        result = index.isolated.call(
+            "pdfindex.convert.pages:convert_pages",
+            fd,
+            pages,
+            output_format,
+            preserve_layout,
+            allowed,
+            ocr_texts,
+            timeout=allowed,
+            what=f"converting {len(set(pages))} page(s)",
         )
     budget = items_budget(index.settings.max_response_chars)
     content = cut_text(result["content"], budget)
@@ -136,16 +133,9 @@ def get_page_image(
         )
     real, _ = index.resolve(record.path)
     try:
-        with opened(real, index) as checked:
-            png, used, cached = page_png(
-                checked,
-                record.sha256,
-                page_number,
-                index.settings.index_dir / "pages",
-                dpi,
-                index.settings.page_image_bytes,
-            )
-    except MemoryError:
+        with opened(real, index) as fd:
+            png, used, cached = page_png(index, fd, record.sha256, page_number, dpi)
+    except (MemoryError, WorkerDied):
         raise InvalidQuery(too_large(record.slug, page_number)) from None
     caption = (
         f"Page {page_number} of {record.pages}\nDocument: {record.slug} ({record.title})\n"
@@ -155,10 +145,9 @@ def get_page_image(
 
 
 @contextmanager
-def opened(real: Path, index: PdfIndex) -> Iterator[Path]:
+def opened(real: Path, index: PdfIndex) -> Iterator[int]:
     """`real` opened once, safely (a regular file inside the files folder, not a link or a
-    FIFO put there since it was indexed), as a path the PDF libraries open again as that
-    same file."""
+    FIFO put there since it was indexed), as a descriptor a worker process receives."""
     try:
         fd = open_regular(real, inside=index.settings.files_dir)
     except OSError as exc:  # gone, or swapped for a link or a FIFO since it was indexed
@@ -166,6 +155,6 @@ def opened(real: Path, index: PdfIndex) -> Iterator[Path]:
         cause = exc.strerror or str(exc)
         raise DocumentNotFound(f"{shown} cannot be read now ({cause})") from None
     try:
-        yield fd_path(fd)
+        yield fd
     finally:
         os.close(fd)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 
+from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES, Element
 from pdfindex.errors import DocumentNotFound, InvalidQuery
-from pdfindex.extract.adapters.pdfium import render_region_png
 from pdfindex.models import FileRecord
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.tools.catalog import element_lines, record_by_slug, shorten
-from pdfindex.tools.pages import checked_dpi, opened, too_large, within_budget
+from pdfindex.tools.pages import NO_LIMIT, checked_dpi, opened, too_large
+from pdfindex.workers import WorkerDied
 
 MAX_LIMIT = 50
 MARGIN = 8.0  # points around an element's region in its image
@@ -108,13 +109,18 @@ def element_image(
     x0, top, x1, bottom = element.bbox
     region = (x0 - MARGIN, top - MARGIN, x1 + MARGIN, bottom + MARGIN)
     try:
-        with opened(real, index) as checked:
-            png, used = within_budget(
-                lambda d: render_region_png(checked, element.page, region, d),
+        with opened(real, index) as fd:
+            png, used = index.isolated.call(
+                "pdfindex.tools.render:region_within_budget",
+                fd,
+                element.page,
+                region,
                 wanted,
                 index.settings.page_image_bytes,
+                timeout=deadline.remaining(NO_LIMIT),
+                what=f"rendering {element.label}",
             )
-    except MemoryError:
+    except (MemoryError, WorkerDied):
         raise InvalidQuery(too_large(document.slug, element.page)) from None
     text = "\n".join(
         [

@@ -1,0 +1,50 @@
+"""A time limit per request (the `request_timeout` setting), checked where work loops.
+
+A tool's work runs in a thread the MCP SDK cannot stop, so the loops that can grow with
+the library (documents, pages) call `check()`: past the limit the request stops there
+with RequestTimeout, instead of burning CPU long after the client has given up. Work
+that one check cannot split (rendering a page, converting one) runs in a worker process
+that is killed at the limit instead (`pdfindex.tools.isolated`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from pdfindex.errors import RequestTimeout
+
+_deadline: ContextVar[tuple[float, float] | None] = ContextVar("deadline", default=None)
+
+
+@contextmanager
+def limit(seconds: float | None) -> Iterator[None]:
+    """Run the block under a time limit of `seconds` (None or <= 0: none)."""
+    token = _deadline.set(
+        (time.monotonic() + seconds, seconds) if seconds and seconds > 0 else None
+    )
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def check() -> None:
+    """Raise RequestTimeout when the current request is past its limit."""
+    current = _deadline.get()
+    if current is not None and time.monotonic() >= current[0]:
+        raise RequestTimeout.after(current[1])
+
+
+def remaining(default: float) -> float:
+    """Seconds left to the current request (`default` when it has no limit)."""
+    current = _deadline.get()
+    return default if current is None else max(0.0, current[0] - time.monotonic())
+
+
+def seconds() -> float | None:
+    """The current request's whole time limit, for messages."""
+    current = _deadline.get()
+    return None if current is None else current[1]

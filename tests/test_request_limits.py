@@ -1,0 +1,161 @@
+"""A time limit per request that really stops the work (issue 13, points 4 and 5):
+searches stop at the next page past `request_timeout`; page images, element images and
+conversions run in killable worker processes with the extraction memory cap, so a page
+that takes minutes or gigabytes ends its worker, not the server; a slow request never
+holds up a fast one. Through the in-memory MCP client, and over stdio for concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pdfindex.config import load_settings
+from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.errors import ConfigError, RequestTimeout
+from tests import hostile, pdfgen
+from tests.conftest import ENGINE, make_settings
+from tests.mcpclient import InMemory, image_of, open_app, stdio, text_of
+from tests.test_bounded_requests import write_huge_page_pdf
+
+SLOW_OBJECTS = 200_000  # text objects on one page: pdfminer's layout of it takes minutes
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory, index_engine: str) -> Iterator[InMemory]:
+    root = tmp_path_factory.mktemp("limits")
+    files = root / "files"
+    files.mkdir()
+    pdfgen.write_pdf(files / "doc.pdf", ["hello world on page one", "page two"])
+    hostile.many_objects(files / "many.pdf", SLOW_OBJECTS)
+    write_huge_page_pdf(files / "huge.pdf")
+    with open_app(make_settings(root, engine=index_engine, elements=False)) as app:
+        yield InMemory(app)
+
+
+@pytest.fixture
+def limited(client: InMemory) -> Iterator[InMemory]:
+    """The client with its settings restored after a test changed them."""
+    settings = client.app.index.settings
+    yield client
+    client.app.index.settings = settings
+
+
+def with_settings(client: InMemory, **changes: object) -> None:
+    index = client.app.index
+    index.settings = dataclasses.replace(index.settings, **changes)  # type: ignore[arg-type]
+
+
+def test_request_timeout_is_a_setting_with_bounds(tmp_path: Path) -> None:
+    (tmp_path / "files").mkdir()
+    assert load_settings({}, root=tmp_path).request_timeout == 10.0
+    assert load_settings({"request_timeout": "0"}, root=tmp_path).request_timeout == 0.0
+    with pytest.raises(ConfigError, match="request_timeout"):
+        load_settings({"request_timeout": "-1"}, root=tmp_path)
+
+
+def test_a_conversion_past_the_limit_is_stopped_and_its_worker_killed(limited: InMemory) -> None:
+    with_settings(limited, request_timeout=1.0)
+    pool = limited.app.index.isolated
+    result = limited.call("extract_pdf_page", file="many.pdf", pages=[1], output_format="plain")
+    assert result.is_error
+    text = text_of(result)
+    assert "took longer than the time limit of 1 s" in text
+    assert "request_timeout" in text
+    assert pool._started == 0  # the busy worker was killed, none left running
+    # The next request gets a fresh worker and its answer.
+    after = limited.call("extract_pdf_page", file="doc.pdf", pages=[2], output_format="plain")
+    assert not after.is_error, text_of(after)
+    assert "page two" in json.loads(text_of(after))["content"]
+
+
+def test_a_search_past_the_limit_stops_with_a_named_error(limited: InMemory) -> None:
+    with_settings(limited, request_timeout=1e-9)  # past it at the first page looked at
+    for tool, arguments in [
+        ("fuzzy_search", {"query": "hello"}),
+        ("search_in_file", {"file": "doc.pdf", "pattern": "page"}),
+    ]:
+        result = limited.call(tool, **arguments)
+        assert result.is_error, tool
+        assert "time limit" in text_of(result) and "request_timeout" in text_of(result), tool
+    answer = limited.call("search_pdf", pdf_name="doc", query="hello")
+    assert answer.is_error and "time limit" in text_of(answer)
+    with_settings(limited, request_timeout=0)  # 0: no limit
+    assert not limited.call("fuzzy_search", query="hello").is_error
+
+
+def test_a_page_image_past_the_limit_answers_in_time(limited: InMemory) -> None:
+    with_settings(limited, request_timeout=0.001)  # shorter than a worker's start
+    result = limited.call("get_page_image", document_slug="doc", page_number=1)
+    assert result.is_error
+    assert "rendering page 1 took longer than the time limit" in text_of(result)
+    with_settings(limited, request_timeout=30)
+    image = image_of(limited.call("get_page_image", document_slug="doc", page_number=1))
+    assert image.width > 100
+
+
+def test_a_render_over_the_memory_cap_ends_its_worker_not_the_server(limited: InMemory) -> None:
+    # A 40-megapixel render needs ~160 MB: over a 40 MB cap its worker fails or dies.
+    with_settings(limited, memory_mb=40)
+    index = limited.app.index
+    index.isolated.close()
+    index.isolated = type(index.isolated)(1, 40, index.isolated.preload)
+    try:
+        result = limited.call("get_page_image", document_slug="huge", page_number=1, dpi=36)
+        assert result.is_error
+        assert "too large to render" in text_of(result)
+    finally:
+        index.isolated.close()
+        index.isolated = type(index.isolated)(2, 4096, index.isolated.preload)
+    assert not limited.call("search_pdf", pdf_name="doc", query="hello").is_error
+
+
+def test_the_deadline_helpers() -> None:
+    from pdfindex import deadline
+
+    deadline.check()  # no limit outside a request
+    assert deadline.remaining(7.0) == 7.0
+    with deadline.limit(1e-9):
+        with pytest.raises(RequestTimeout, match="1e-09 s"):
+            deadline.check()
+    with deadline.limit(0):
+        deadline.check()
+        assert deadline.seconds() is None
+
+
+def test_a_slow_request_does_not_hold_up_a_fast_one(tmp_path: Path) -> None:
+    """Over stdio: while extract_pdf_page on the slow page runs to its limit, searches
+    on the same server answer; the slow one then ends with the named timeout."""
+    if ENGINE["name"] != DEFAULT_ENGINE:
+        pytest.skip("the worker pool does not depend on the index engine: one pass is enough")
+    files = tmp_path / "files"
+    files.mkdir()
+    pdfgen.write_pdf(files / "doc.pdf", ["hello world on page one", "page two"])
+    hostile.many_objects(files / "many.pdf", SLOW_OBJECTS)
+
+    async def main() -> None:
+        env = {"PDFINDEX_REQUEST_TIMEOUT": "4", "PDFINDEX_ELEMENTS": "false"}
+        async with stdio(tmp_path, env=env) as client:
+            for _ in range(240):  # until the start-up scan has indexed the slow page
+                found = await client.call_tool("search_pdf", {"pdf_name": "many", "query": "w1"})
+                if json.loads(text_of(found))["query_exists"]:
+                    break
+                await asyncio.sleep(0.25)
+            slow = asyncio.create_task(
+                client.call_tool(
+                    "extract_pdf_page", {"file": "many.pdf", "pages": [1], "output_format": "plain"}
+                )
+            )
+            await asyncio.sleep(0.3)  # the conversion has started
+            for _ in range(5):
+                fast = await client.call_tool("search_pdf", {"pdf_name": "doc", "query": "hello"})
+                assert json.loads(text_of(fast))["query_exists"] is True
+                assert not slow.done(), "the fast search waited for the slow conversion"
+            finished = await slow
+            assert finished.is_error and "time limit of 4 s" in text_of(finished)
+
+    asyncio.run(main())
