@@ -134,6 +134,17 @@ class IsolatedCalls:
         module, name = function.split(":")
         try:
             worker.wait_ready(deadline)
+        except (EOFError, OSError):
+            code = worker.process.exitcode
+            self._discard(worker)
+            raise PdfIndexError(
+                f"{what}: its worker process could not start (exit code {code}); "
+                "the server log has its error"
+            ) from None
+        except TimeoutError:
+            self._discard(worker)
+            raise RequestTimeout.after(timeout, what) from None
+        try:
             worker.conn.send((module, name, args, kwargs))
             send_handle(worker.conn, fd, worker.process.pid)
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
