@@ -45,7 +45,10 @@ _PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 class PdfIndex:
     """An open index over a files folder."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, rebuild: bool = True) -> None:
+        """Open the index; one found damaged is started empty and, with `rebuild`,
+        refilled now from the extraction cache (`serve` passes False: its start-up scan
+        refills it while the tools already answer)."""
         self.settings = settings
         check_folders(settings.root, settings.files_dir, settings.index_dir)
         try:
@@ -65,8 +68,15 @@ class PdfIndex:
             preload=("pdfindex.extract.adapters.pdfium",),
         )
         damage = self.engine.recovered
-        if damage:
+        if damage and rebuild:
             self._rebuild(damage)
+        elif damage:
+            log.warning(
+                "the index in %s was damaged (%s): started it empty; the start-up scan "
+                "refills it from the extraction cache",
+                settings.index_dir / self.engine.name,
+                damage,
+            )
 
     def _rebuild(self, damage: str) -> None:
         """Refill an index that was found damaged (and started empty) from the extraction

@@ -295,7 +295,7 @@ class AppContext:
     @classmethod
     def open(cls, settings: Settings, watch: bool = True) -> AppContext:
         """Open the index and start its writer thread (catch-up scan, then the watcher)."""
-        index = PdfIndex(settings)
+        index = PdfIndex(settings, rebuild=False)  # a damaged index refills in the background
         return cls(index, index.live(watch=watch), SessionStore(settings.index_dir / "sessions"))
 
     def start(self) -> AppContext:

@@ -7,6 +7,7 @@ line on stderr; no PDF is parsed again. An index that only lost its format file 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ import pytest
 from pdfindex.api import PdfIndex
 from tests import pdfgen
 from tests.conftest import ENGINE, make_settings
+from tests.mcpclient import stdio, text_of
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = 4
@@ -126,6 +128,34 @@ def test_a_damaged_index_is_rebuilt_from_the_cache_with_one_line(built: Path, da
     assert f"{DOCS} of {DOCS} pages" in result.stdout
     # Rebuilt for good: the next command opens it without a word.
     again = _cli(built, "search", "zebra")
+    assert again.returncode == 0 and "damaged" not in again.stderr
+    assert f"{DOCS} of {DOCS} pages" in again.stdout
+
+
+def test_serve_answers_at_once_on_a_damaged_index_and_refills_it(built: Path) -> None:
+    """`serve` does not rebuild before answering: it starts the damaged index empty, says
+    so in one log line, and its start-up scan refills it from the extraction cache."""
+    _needs_recovered_attribute()
+    engine = ENGINE["name"]
+    DAMAGE["missing segment file"][engine](built / "index" / engine)
+
+    async def main() -> None:
+        async with stdio(built) as client:
+            status = await client.call_tool("get_library_status", {})
+            assert not status.is_error, text_of(status)
+            for _ in range(240):
+                found = await client.call_tool("search_pdf", {"pdf_name": "doc2", "query": "zebra"})
+                if json.loads(text_of(found))["query_exists"]:
+                    break
+                await asyncio.sleep(0.25)
+            else:
+                raise AssertionError("the index was not refilled")
+
+    asyncio.run(main())
+    log = max((built / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime)
+    damaged = [line for line in log.read_text().splitlines() if "was damaged" in line]
+    assert len(damaged) == 1 and "start-up scan refills it" in damaged[0], damaged
+    again = _cli(built, "search", "zebra")  # refilled for good, from the cache
     assert again.returncode == 0 and "damaged" not in again.stderr
     assert f"{DOCS} of {DOCS} pages" in again.stdout
 
