@@ -310,3 +310,31 @@ def test_a_full_disk_gives_one_line_and_leaves_the_index_as_it_was(
     retry = _cli(tmp_path, "reindex", index_dir)
     assert retry.returncode == 0, retry.stderr
     assert retry.stdout.startswith("added 10,")
+
+
+def test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """The start-up scan of `serve` fills the small disk (text cache and index): the
+    server keeps answering, get_library_status names the full disk in one line, and the
+    log holds that line without a traceback."""
+    _needs_recovered_attribute()
+    files = tmp_path / "files"
+    files.mkdir()
+    for n in range(16):
+        pdfgen.write_large_pdf(files / f"big{n}.pdf", 300, seed=n)
+
+    async def main() -> str:
+        async with stdio(tmp_path, f"--index-dir={small_disk}", "--no-watch") as client:
+            for _ in range(480):
+                status = text_of(await client.call_tool("get_library_status", {}))
+                if "degraded" in status:
+                    return status
+                await asyncio.sleep(0.25)
+            raise AssertionError(f"no full-disk status: {status}")
+
+    status = asyncio.run(main())
+    assert "is full: nothing was committed" in status, status
+    log = max((tmp_path / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime).read_text()
+    assert "Traceback" not in log
+    assert any("failed: the disk holding the index" in line for line in log.splitlines())

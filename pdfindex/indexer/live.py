@@ -16,7 +16,7 @@ from collections.abc import Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from pdfindex.errors import IndexLocked
+from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.indexer.update import Indexer, Step
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import Summary
@@ -221,6 +221,11 @@ class LiveIndex:
             self.notify()  # try again after the next quiet period
             return
         except Exception as exc:  # keep serving whatever happens to one scan
+            failed = exc if isinstance(exc, IndexWriteError) else IndexWriteError.about(exc)
+            if failed is not None:  # a full disk (index or extraction cache): one line
+                self.last_error = str(failed)
+                log.error("%s failed: %s", reason, failed)
+                return
             self.last_error = f"{type(exc).__name__}: {exc}"
             log.exception("%s failed", reason)
             return
