@@ -438,7 +438,8 @@ def fuzzy_search(
     """Typo-tolerant search over every indexed file under `path`, line by line.
 
     Returns {mode, matches: [{file, page, line_number, content, adapter}], total_matches};
-    `next_offset` when more matches are left.
+    `next_offset` when more matches are left; `spellings`: the index words searched for
+    each query word (at most 64, the closest first; `note` says when a word had more).
     """
     return fuzzy.fuzzy_search(
         _app(ctx).index, query, path, file_types, interactive, preview, max_results, offset

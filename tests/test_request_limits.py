@@ -17,6 +17,7 @@ import pytest
 from pdfindex.config import load_settings
 from pdfindex.engine import DEFAULT_ENGINE
 from pdfindex.errors import ConfigError, RequestTimeout
+from pdfindex.tools.fuzzy import MAX_SPELLINGS
 from tests import hostile, pdfgen
 from tests.conftest import ENGINE, make_settings
 from tests.mcpclient import InMemory, image_of, open_app, stdio, text_of
@@ -33,6 +34,9 @@ def client(tmp_path_factory: pytest.TempPathFactory, index_engine: str) -> Itera
     pdfgen.write_pdf(files / "doc.pdf", ["hello world on page one", "page two"])
     hostile.many_objects(files / "many.pdf", SLOW_OBJECTS)
     write_huge_page_pdf(files / "huge.pdf")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    variants = [f"qwertyu{a}{b}" for a in letters for b in letters]  # 2 edits of qwertyuio
+    (files / "variants.txt").write_text("\n".join(variants))
     with open_app(make_settings(root, engine=index_engine, elements=False)) as app:
         yield InMemory(app)
 
@@ -112,6 +116,16 @@ def test_a_render_over_the_memory_cap_ends_its_worker_not_the_server(limited: In
         index.isolated.close()
         index.isolated = type(index.isolated)(2, 4096, index.isolated.preload)
     assert not limited.call("search_pdf", pdf_name="doc", query="hello").is_error
+
+
+def test_fuzzy_search_caps_and_names_the_spellings_it_searched(client: InMemory) -> None:
+    answer = json.loads(text_of(client.call("fuzzy_search", query="qwertyuio hello")))
+    searched = answer["spellings"]["qwertyuio"]
+    assert len(searched) == MAX_SPELLINGS  # of 676 words within 2 edits
+    assert f"qwertyuio: only the {MAX_SPELLINGS} closest spellings" in answer["note"]
+    assert answer["spellings"]["hello"] == ["hello"]
+    plain = json.loads(text_of(client.call("fuzzy_search", query="hello")))
+    assert "closest spellings" not in plain.get("note", "")
 
 
 def test_the_deadline_helpers() -> None:

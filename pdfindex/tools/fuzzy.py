@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from rapidfuzz.distance import OSA
+
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.engine import PageCandidates
@@ -30,6 +32,8 @@ BATCH_NOTE = (
     "results are returned in batch mode"
 )
 OVERVIEW_LINES = 3
+MAX_SPELLINGS = 64  # spellings searched per query word (a long word may have hundreds)
+SHOWN_WORDS = 20  # query words whose spellings the answer lists
 _NEWLINE = re.compile("\n")
 
 
@@ -66,7 +70,13 @@ def fuzzy_search(
     if query is None or not query.strip():
         matches = _overview(index, scope, types)
     else:
-        matches = _search(index, normalize_query(query), scope, types, preview)
+        searched: dict[str, list[str]] = {}
+        matches = _search(index, normalize_query(query), scope, types, preview, searched)
+        result["spellings"] = dict(list(searched.items())[:SHOWN_WORDS])
+        cut = [w for w, found in searched.items() if len(found) == MAX_SPELLINGS]
+        if cut:
+            note = f"{', '.join(cut)}: only the {MAX_SPELLINGS} closest spellings were searched"
+            result["note"] = f"{result['note']}; {note}" if "note" in result else note
     engine = index.settings.extractor
     rows = [
         {
@@ -100,13 +110,29 @@ def _wanted(path: str, types: set[str] | None) -> bool:
     return types is None or PurePosixPath(path).suffix.lower() in types
 
 
+def closest(word: str, spellings: list[str]) -> list[str]:
+    """At most MAX_SPELLINGS of the spellings, the fewest edits from `word` first."""
+    if len(spellings) <= MAX_SPELLINGS:
+        return spellings
+    ranked = sorted(spellings, key=lambda s: (OSA.distance(word, s), s))
+    return sorted(ranked[:MAX_SPELLINGS])
+
+
 def _search(
-    index: PdfIndex, query: str, scope: str | None, types: set[str] | None, preview: bool
+    index: PdfIndex,
+    query: str,
+    scope: str | None,
+    types: set[str] | None,
+    preview: bool,
+    searched: dict[str, list[str]],
 ) -> list[_Match]:
+    """Lines holding the query's words in any spelling within their typo allowance;
+    `searched` receives the spellings looked for, per query word."""
     query_words = list(dict.fromkeys(words(query)))
     if not query_words:
         raise InvalidQuery("query has no letters or digits to match")
-    spellings = [index.engine.similar_terms(w, max_edits(w)) for w in query_words]
+    spellings = [closest(w, index.engine.similar_terms(w, max_edits(w))) for w in query_words]
+    searched.update(zip(query_words, spellings, strict=True))
     if not all(spellings):
         return []  # some word occurs nowhere, in any spelling
     found = index.engine.candidates(any_of=spellings, path=scope)

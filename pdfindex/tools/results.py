@@ -67,6 +67,7 @@ class FuzzySearchResult(TypedDict):
 
     mode: Literal["batch"]
     note: NotRequired[str]
+    spellings: NotRequired[dict[str, list[str]]]
     matches: list[FuzzyMatch]
     total_matches: int
     next_offset: NotRequired[int]
