@@ -85,21 +85,26 @@ class Indexer:
             with self.engine.writer(timeout=timeout, clear=full) as writer:
                 # Read the catalog only once we hold the lock, so no other writer races us.
                 previous = self.engine.catalog()
+                pending = any(r.elements_state == PENDING for r in previous.values())
                 slugs = {path: record.slug for path, record in previous.items() if path in disk}
                 catalog = {} if full else previous
                 jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
                 counter = _Counter(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval)
+                changed = writer.changed
             release_freed_memory()  # the writer's buffer and merges, until the next batch
             while not finished:  # later batches, each in its own commit
                 with self.engine.writer(timeout=timeout) as writer:
                     finished = self._drain(writer, results, summary, counter, interval)
+                changed = True
                 release_freed_memory()
         finally:
             if results is not None:
                 results.close()  # stops the extraction workers
-        if self.settings.elements and not counter.stopped():
+        # Nothing written and nothing waiting for it: the elements pass would only read
+        # the catalog again (a third of a no-change rescan).
+        if self.settings.elements and not counter.stopped() and (changed or pending or full):
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
             self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops), progress)
