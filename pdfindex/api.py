@@ -29,6 +29,7 @@ from pdfindex.errors import (
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
 from pdfindex.models import ExactMatch, FileRecord, PageHit, Summary
 from pdfindex.paths import base_slug, check_folders, relative_posix, resolve_inside
+from pdfindex.query import Node
 from pdfindex.search.exact import MAX_LIMIT, exact_search
 from pdfindex.search.ranked import ranked_search
 from pdfindex.workers import IsolatedCalls
@@ -312,7 +313,7 @@ class PdfIndex:
 
     def search(
         self,
-        query: str,
+        query: str | Node,
         limit: int = 10,
         document: str | None = None,
         pages: str | None = None,

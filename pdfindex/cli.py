@@ -427,12 +427,15 @@ def search(
 ) -> None:
     """Search the index: words, "phrases", word~2 (fuzzy, at most 2), AND/OR/NOT, prefix*.
 
-    Ranked search prints pages best first; --exact prints each line holding an
-    occurrence as path:page:line (-l: file names only).
+    Ranked search prints pages best first. A question or list of words (no operators)
+    finds pages holding all its words but function words, else the best-matching pages
+    (said on stderr). --exact prints each line holding an occurrence as path:page:line
+    (-l: file names only).
 
     \b
     Examples:
       pdfindex search 'transformer architecture'
+      pdfindex search 'how do I number lines from 5?'
       pdfindex search '"state of the art" OR sota' --doc papers/survey
       pdfindex search 'c++' --exact
       pdfindex search 'hyphenation' --exact -l
@@ -464,12 +467,28 @@ def _ranked(
     limit: int,
     as_json: bool,
 ) -> bool:
-    total, hits = index.search(query, limit=limit, document=document, pages=pages)
+    from pdfindex.search import understand
+
+    # All the words first (a question's content words); when no page holds them all, the
+    # best-matching pages, saying so (pdfindex.search.understand).
+    total, hits = index.search(
+        understand.all_words(query), limit=limit, document=document, pages=pages
+    )
+    found = understand.content_words(query)
+    every_word = bool(hits) or not understand.is_natural(query) or len(found) < 2
+    if not every_word:
+        total, hits = index.search(
+            understand.understand(query), limit=limit, document=document, pages=pages
+        )
+        if hits:
+            click.echo(
+                f"No page holds all of {' '.join(found)}: the best-matching pages.", err=True
+            )
     if as_json:
         from dataclasses import asdict
 
         rows = [{k: v for k, v in asdict(h).items() if k != "text"} for h in hits]
-        _echo_json({"total": total, "hits": rows})
+        _echo_json({"total": total, "all_words": every_word, "hits": rows})
     else:
         for n, hit in enumerate(hits, start=1):
             snippet = " ".join(hit.snippet.split())

@@ -21,6 +21,11 @@ class InvalidQuery(PdfIndexError, ValueError):
     """A query or a search argument is out of bounds or malformed."""
 
 
+class QueryTooLarge(InvalidQuery):
+    """A query over one of its bounds (length, phrase words, nesting): refused by name,
+    never read some other way."""
+
+
 class DocumentNotFound(PdfIndexError):
     """No indexed document matches the name or slug given."""
 

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from pdfindex.errors import InvalidQuery
+from pdfindex.errors import InvalidQuery, QueryTooLarge
 
 MAX_QUERY_CHARS = 2000
 MAX_DISTANCE = 2  # typos a fuzzy word may have: at 3 a short word matches nearly anything
@@ -43,6 +43,17 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+def stem_candidates(texts: list[str], stems: set[str]) -> list[str]:
+    """The words of `texts` that may have one of these English stems: those starting as
+    the stem does but for its last letter (family -> famili, loading -> load), so an
+    engine stems a few words to mark in a snippet, not every word of its hits."""
+    starts = sorted({stem[:-1] or stem for stem in stems}, key=len, reverse=True)
+    if not starts:
+        return []
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, starts)) + r")\w*")
+    return sorted({w for text in texts for w in pattern.findall(text.casefold())})
+
+
 def normalize_query(query: str) -> str:
     """NFKC and trimmed; empty or over-long queries are refused."""
     if not isinstance(query, str):
@@ -51,7 +62,7 @@ def normalize_query(query: str) -> str:
     if not text:
         raise InvalidQuery("query is empty: give at least one non-space character")
     if len(text) > MAX_QUERY_CHARS:
-        raise InvalidQuery(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+        raise QueryTooLarge(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
     return text
 
 
@@ -93,6 +104,16 @@ class Phrase:
 
 
 @dataclass(frozen=True)
+class Stem:
+    """A word by its English stem (loads, loaded, loading meet load), in the engine's
+    stemmed field: only natural-language queries rank with it (pdfindex.search.understand),
+    never exact search, phrases, typos or prefixes."""
+
+    text: str
+    boost: float = 1.0
+
+
+@dataclass(frozen=True)
 class And:
     children: tuple[Node, ...]
     boost: float = 1.0
@@ -101,10 +122,13 @@ class And:
 @dataclass(frozen=True)
 class Or:
     """Any child; the scores of the children that match add up, so pages holding more
-    of them rank higher."""
+    of them rank higher. With `coord`, each child that matches adds `coord` more (a
+    coordination bonus: a page holding three of a question's words beats one holding one
+    of them many times)."""
 
     children: tuple[Node, ...]
     boost: float = 1.0
+    coord: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -112,7 +136,7 @@ class Not:
     child: Node
 
 
-Node = Term | Fuzzy | Prefix | Phrase | And | Or | Not
+Node = Term | Fuzzy | Prefix | Phrase | Stem | And | Or | Not
 
 
 def any_of(nodes: list[Node]) -> Node:
@@ -122,7 +146,7 @@ def any_of(nodes: list[Node]) -> Node:
     return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
 
 
-def leaves(node: Node) -> list[Term | Fuzzy | Prefix | Phrase]:
+def leaves(node: Node) -> list[Term | Fuzzy | Prefix | Phrase | Stem]:
     """The positive leaves (not under NOT), in order: what a snippet may mark."""
     if isinstance(node, And | Or):
         return [leaf for child in node.children for leaf in leaves(child)]
@@ -225,7 +249,7 @@ def _phrase(body: str, suffix: re.Match[str]) -> list[Node]:
     if len(found) == 1:
         return [Term(found[0], boost)]
     if len(found) > MAX_PHRASE_WORDS:
-        raise InvalidQuery(
+        raise QueryTooLarge(
             f"the phrase has {len(found)} words; the limit is {MAX_PHRASE_WORDS}: quote its "
             "rarest part, or search_pdf for exact text"
         )
@@ -347,7 +371,7 @@ class _Parser:
     def _deeper(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise InvalidQuery(
+            raise QueryTooLarge(
                 f"groups and NOTs nest more than {MAX_DEPTH} deep: write the query flatter"
             )
 

@@ -101,6 +101,16 @@ STOP_WORDS = frozenset(
 )
 
 
+# The function words of each language above but English (pdfindex.search.understand has a
+# fuller English list): what a query in that language may drop before ranking.
+FUNCTION_WORDS = {
+    code: frozenset(text.split())
+    for table in _STOP_WORDS.values()
+    for code, text in table.items()
+    if code != "en"
+}
+
+
 def guess_language(text: str, sample: int = 20_000) -> str:
     """ISO 639-1 code of the text's language, or 'unknown'."""
     text = text[:sample]

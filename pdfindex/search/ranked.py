@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pdfindex.engine import Engine
+from pdfindex.engine import Engine, RankedPages
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import PageHit
 from pdfindex.query import Node, parse
 from pdfindex.search.exact import MAX_LIMIT, check_range
+from pdfindex.search.understand import understand
 
 
 def ranked_search(
@@ -23,14 +24,29 @@ def ranked_search(
     """BM25F-ranked pages for a query in pdfindex's query language (`pdfindex.query`):
     words (all required, or any with `any_word`), "phrases", word~2, prefix*, AND / OR /
     NOT, groups, boosts; or an already built tree. Returns (total hits, top `limit`)."""
-    check_range("limit", limit, 1, MAX_LIMIT)
     tree = parse(query, any_word=any_word) if isinstance(query, str) else query
+    total, hits, _ = ranked_pages(engine, tree, limit, slug=slug, pages=pages)
+    return total, hits
+
+
+def ranked_pages(
+    engine: Engine,
+    tree: Node,
+    limit: int = 10,
+    slug: str | None = None,
+    pages: tuple[int, int] | None = None,
+    snippets: bool = True,
+) -> RankedPages:
+    """`ranked_search` of a tree, with the index words the query stood for (a word's
+    other forms by stem, a prefix's and a typo's words): what passages are cut around.
+    Without `snippets`, hits have none (query_documents cuts passages itself)."""
+    check_range("limit", limit, 1, MAX_LIMIT)
     if pages is not None and (pages[0] < 1 or pages[1] < pages[0]):
         raise InvalidQuery(f"page range {pages[0]}-{pages[1]} is not valid")
-    total, hits, terms = engine.ranked(tree, limit, slug=slug, pages=pages)
-    for hit in hits:
-        hit.snippet = snippet(hit.text, terms)
-    return total, hits
+    found = engine.ranked(tree, limit, slug=slug, pages=pages)
+    for hit in found.hits if snippets else []:
+        hit.snippet = snippet(hit.text, found.terms)
+    return found
 
 
 def ranked_elements(
@@ -43,8 +59,8 @@ def ranked_elements(
 ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
     """Figures, tables and equations whose label and caption (and, unless
     `captions_only`, the text around them) match; no word is required, more words rank
-    higher. Returns (total, [(element, score)])."""
-    tree = parse(query, any_word=True) if isinstance(query, str) else query
+    higher (`pdfindex.search.understand`). Returns (total, [(element, score)])."""
+    tree = understand(query) if isinstance(query, str) else query
     return engine.search_elements(tree, limit, kind=kind, slug=slug, captions_only=captions_only)
 
 

@@ -17,8 +17,8 @@ from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.models import FileRecord
-from pdfindex.query import parse
 from pdfindex.search.ranked import ranked_elements, ranked_search
+from pdfindex.search.understand import understand
 from pdfindex.tools import names
 from pdfindex.tools.budget import cap_text
 from pdfindex.tools.results import (
@@ -45,11 +45,12 @@ def record_by_slug(index: PdfIndex, slug: str) -> FileRecord:
 def search_documents(
     index: PdfIndex, query: str, limit: int = 10, document_slug: str | None = None
 ) -> str:
-    """Ranked pages (BM25), numbered, with type, label, slug, page and a snippet."""
+    """Ranked pages (BM25, the query understood as `pdfindex.search.understand` says),
+    numbered, with type, label, slug, page and a snippet."""
     if not 1 <= limit <= 50:
         raise InvalidQuery("limit must be from 1 to 50")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
-    tree = parse(query, any_word=True)
+    tree = understand(query)
     total, hits = ranked_search(index.engine, tree, limit=limit, slug=slug)
     _, elements = ranked_elements(
         index.engine, query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True

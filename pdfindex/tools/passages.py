@@ -16,9 +16,10 @@ from pdfindex.api import PdfIndex
 from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import OK
-from pdfindex.query import Term, any_of, words
+from pdfindex.query import Node, Or, Term, any_of, words
+from pdfindex.search import understand as understanding
 from pdfindex.search.language import STOP_WORDS
-from pdfindex.search.ranked import ranked_search
+from pdfindex.search.ranked import ranked_pages
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.catalog import human_size
 from pdfindex.tools.names import NAMING, resolve_file
@@ -127,6 +128,30 @@ def _content_words(text: str) -> set[str]:
     return {w for w in words(text) if w not in STOP_WORDS and len(w) > 1}
 
 
+def _passage_words(text: str) -> set[str]:
+    """The words of a passage that may meet the question's."""
+    return set(words(text)) if understanding.ENABLED else _content_words(text)
+
+
+def _question(query: str, earlier_queries: list[str]) -> tuple[Node, set[str]]:
+    """The ranked tree of a question (`pdfindex.search.understand`), the words of the last
+    few questions of the session added at a lower weight; and the words a passage should
+    hold."""
+    if not understanding.ENABLED:  # the ranking as it was (benchmarks/relevance.py)
+        wanted = _content_words(query) or set(words(query))
+        earlier = set().union(*(_content_words(q) for q in earlier_queries)) - wanted
+        terms = [Term(w) for w in sorted(wanted)]
+        terms += [Term(w, boost=EARLIER_QUERY_WEIGHT) for w in sorted(earlier)]
+        return any_of(terms), wanted
+    tree = understanding.understand(query)
+    wanted = set(understanding.content_words(query))
+    earlier = {w for q in earlier_queries for w in understanding.content_words(q)} - wanted
+    if not earlier:
+        return tree, wanted
+    later = tuple(Term(w, boost=EARLIER_QUERY_WEIGHT) for w in sorted(earlier))
+    return Or((tree, *later)), wanted
+
+
 def query_documents(
     index: PdfIndex,
     sessions: SessionStore,
@@ -163,21 +188,20 @@ def query_documents(
         )
     if index.stats()["by_status"].get(OK, 0) == 0:
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
-    wanted = _content_words(query) or set(words(query))
-    earlier = set().union(*(_content_words(q["query"]) for q in session.queries[-3:])) - wanted
-    terms = [Term(w) for w in sorted(wanted)]
-    terms += [Term(w, boost=EARLIER_QUERY_WEIGHT) for w in sorted(earlier)]
     try:
-        _, hits = ranked_search(index.engine, any_of(terms), limit=top_k * 4)
+        tree, wanted = _question(query, [q["query"] for q in session.queries[-3:]])
+        _, hits, terms = ranked_pages(index.engine, tree, limit=top_k * 4, snippets=False)
     except PdfIndexError as exc:
         return error("ValidationError", str(exc))
+    # A passage's share of the question's words: its other forms count (loaded, loading)
+    marked = wanted | terms if understanding.ENABLED else wanted
     cited = session.cited()
     best = max((h.score for h in hits), default=1.0) or 1.0
     passages = []
     for hit in hits:
         page_score = hit.score * (CITED_BOOST if hit.slug in cited else 1.0) / best
         for number, chunk in enumerate(_chunks(hit.text)):
-            overlap = len(_content_words(chunk) & wanted) / max(1, len(wanted))
+            overlap = min(1.0, len(_passage_words(chunk) & marked) / max(1, len(wanted)))
             if overlap:
                 passages.append((0.5 * min(page_score, 1.0) + 0.5 * overlap, hit, number, chunk))
     passages.sort(key=lambda p: -p[0])
@@ -202,13 +226,18 @@ def query_documents(
         "status": "success",
         "session_id": session.session_id,
         "query": query,
-        "answer": _answer(top, wanted),
+        "answer": _answer(top, marked),
         "sources": sources,
         "query_metadata": {
             "processing_time": round(elapsed, 3),
             "llm_model": "none (extractive answer: quoted passages, no language model)",
             "total_tokens": 0,
-            "retrieval": "BM25 over page passages",
+            "retrieval": (
+                "BM25 over page passages: the question's words without function words, "
+                "their stems, pages holding more of them first"
+                if understanding.ENABLED
+                else "BM25 over page passages"
+            ),
             "earlier_queries_used": len(session.queries) - 1,
         },
     }
@@ -221,7 +250,7 @@ def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
     lines = []
     for _, hit, _, chunk in top[:3]:
         sentences = _SENTENCE_END.split(chunk)
-        sentence = max(sentences, key=lambda s: len(_content_words(s) & wanted))
+        sentence = max(sentences, key=lambda s: len(_passage_words(s) & wanted))
         lines.append(f'"{sentence.strip()}" [{hit.slug}, p. {hit.page}]')
     return "\n".join(lines)
 

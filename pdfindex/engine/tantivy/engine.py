@@ -17,7 +17,16 @@ from tantivy import FieldType, Occur, Query
 from pdfindex import query as pq
 from pdfindex.engine import RankedPages
 from pdfindex.engine.tantivy.compiler import compile_query
-from pdfindex.engine.tantivy.schema import ELEMENT, FILE, PAGE, open_or_create, path_id
+from pdfindex.engine.tantivy.schema import (
+    ELEMENT,
+    FILE,
+    PAGE,
+    STEM_FIELD,
+    STEMMER,
+    open_or_create,
+    path_id,
+    stem,
+)
 from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
@@ -163,7 +172,7 @@ class TantivyEngine:
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
         clauses = [
-            (Occur.Must, compile_query(query, self._schema, {"content": 1.0})),
+            (Occur.Must, compile_query(query, self._schema, {"content": 1.0}, stems=True)),
             (Occur.Must, self._term("kind", PAGE)),
         ]
         if slug:
@@ -185,8 +194,14 @@ class TantivyEngine:
         looked for in the hits' own words, not in the whole vocabulary."""
         terms: set[str] = set()
         hit_words: list[str] | None = None
+        stems = {stem(leaf.text) for leaf in pq.leaves(node) if isinstance(leaf, pq.Stem)}
+        if stems:  # the hits' words that share a stem with the query's
+            maybe = pq.stem_candidates([hit.text for hit in hits], stems)
+            stemmed = STEMMER.analyze(" ".join(maybe))
+            if len(stemmed) == len(maybe):  # one stem per \w+ word, in order
+                terms.update(w for w, s in zip(maybe, stemmed, strict=True) if s in stems)
         for leaf in pq.leaves(node):
-            if isinstance(leaf, pq.Term):
+            if isinstance(leaf, pq.Term | pq.Stem):
                 terms.add(leaf.text)
             elif isinstance(leaf, pq.Phrase):
                 terms.update(leaf.words)
@@ -374,9 +389,8 @@ class TantivyWriter:
     def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
         self.changed = True
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
-            self._raw.add_document(
-                self._document(PAGE, record, page=number, content=indexed, text=text.encode())
-            )
+            fields = {"page": number, "content": indexed, STEM_FIELD: indexed}
+            self._raw.add_document(self._document(PAGE, record, **fields, text=text.encode()))
         self._add_record(record)
 
     def replace_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:

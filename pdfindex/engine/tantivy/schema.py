@@ -3,7 +3,8 @@ per visual element, in one index so a file's parts change in one commit.
 
 Words are what `pdfindex.query.words` says: the text is case-folded in Python (Unicode
 casefold, so 'Straße' and 'STRASSE' meet) and split on `\\w+` by Tantivy's regex tokenizer,
-with no stop words and no length limit.
+with no stop words and no length limit. A second field holds the same words by their
+English (Snowball) stems, for ranking natural-language queries only (pdfindex.query.Stem).
 """
 
 from __future__ import annotations
@@ -24,12 +25,28 @@ from pdfindex.engine.formats import (
 )
 
 # 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); 3: path
-# and slug stored. An older index is started empty and refilled from the extraction cache.
-FORMAT_VERSION = 3
+# and slug stored; 4: the stemmed field. An older index is started empty and refilled from
+# the extraction cache.
+FORMAT_VERSION = 4
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
+STEM_TOKENIZER = "pdfindex_stems"
 WRITER_LOCK = ".tantivy-writer.lock"  # Tantivy's own: held, no writer can start
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
+STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranking only
+# The same words, stemmed: what the stemmed field holds, and how a query's word is looked
+# up there (pdfindex.query.Stem).
+STEMMER = (
+    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+"))
+    .filter(tantivy.Filter.stemmer("english"))
+    .build()
+)
+
+
+def stem(word: str) -> str:
+    """A word's English stem, as the stemmed field holds it."""
+    found = STEMMER.analyze(word)
+    return found[0] if found else word
 
 
 def make_schema() -> tantivy.Schema:
@@ -44,6 +61,8 @@ def make_schema() -> tantivy.Schema:
     builder.add_integer_field("file", indexed=True, fast=True)  # path_id(path): fast field
     builder.add_integer_field("page", stored=True, indexed=True, fast=True)
     builder.add_text_field("content", tokenizer_name=TOKENIZER, index_option="position")
+    # No positions: it ranks words, never phrases.
+    builder.add_text_field(STEM_FIELD, tokenizer_name=STEM_TOKENIZER, index_option="freq")
     builder.add_bytes_field("text", stored=True)  # the page text as extracted (UTF-8)
     builder.add_bytes_field("record", stored=True)  # catalog record or element, as JSON
     builder.add_text_field("etype", **raw)
@@ -93,6 +112,7 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
         time.sleep(0.05)
     analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+")).build()
     index.register_tokenizer(TOKENIZER, analyzer)
+    index.register_tokenizer(STEM_TOKENIZER, STEMMER)
     recovered = problem if problem not in (None, _MISSING, _OLDER) else None
     return Opened(index, schema, recovered)
 

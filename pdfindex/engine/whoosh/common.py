@@ -1,7 +1,8 @@
 """Questions without scoring every common word, and page counts read from posting
 lists: the two halves of a ranked search that cost in proportion to the corpus.
 
-A question (an OR of plain words) is answered much as Lucene's CommonTermsQuery does:
+A question (an OR of plain words, and of their stems and coordination bonuses when
+pdfindex.search.understand made it) is answered much as Lucene's CommonTermsQuery does:
 the pages holding one of its rarer words are ranked by them, and the best `limit` get
 what its common words (on more than COMMON_SHARE of the pages) add to their scores, so
 each hit carries the score the plain OR gives it. Pages holding common words only come
@@ -17,24 +18,45 @@ from typing import Any
 from whoosh import query as wq
 from whoosh.searching import Results, Searcher
 
+from pdfindex.engine.whoosh.compiler import Bonus
 from pdfindex.engine.whoosh.postings import SetPrefix, union_ids
 from pdfindex.engine.whoosh.reader import docnums
+from pdfindex.engine.whoosh.schema import STEM_FIELD
 
 COMMON_SHARE = 0.05  # a word on more of the pages than this is common in a question
 
 
+PAGE_FIELDS = ("content", STEM_FIELD)
+
+
+def terms_of(query: Any, grouped: bool = False) -> list[Any] | None:
+    """The page words of a question's part: a word (exact or stemmed), or the coordination
+    bonus of a word or a group of them (`grouped`: inside one); None for anything else."""
+    if isinstance(query, wq.Term):
+        return [query] if query.fieldname in PAGE_FIELDS else None
+    if isinstance(query, Bonus) or (grouped and isinstance(query, wq.Or) and not query.scale):
+        parts = [terms_of(child, grouped=True) for child in query.children()]
+        if not parts or any(part is None for part in parts):
+            return None
+        return [term for part in parts for term in part or []]
+    return None
+
+
 def split_question(searcher: Searcher, query: wq.Query) -> tuple[list[Any], list[Any]] | None:
-    """(rarer words, common words) of an OR of plain page words that has common ones;
-    None for any other query. With every word common, the rarest one leads."""
+    """(rarer parts, common parts) of an OR of page words (exact or stemmed, alone, in
+    groups or as coordination bonuses: see `terms_of`) that has common ones; None for
+    any other query. With every part common, the rarest one leads."""
     if not isinstance(query, wq.Or) or query.scale is not None:
         return None
     words = query.subqueries
-    if len(words) < 2 or not all(isinstance(w, wq.Term) for w in words):
-        return None
-    if any(w.fieldname != "content" for w in words):
+    found = [terms_of(w) for w in words]
+    if len(words) < 2 or any(terms is None for terms in found):
         return None
     reader = searcher.reader()
-    frequency = {w: reader.doc_frequency("content", w.text) for w in words}
+    frequency = {
+        w: max(reader.doc_frequency(t.fieldname, t.text) for t in terms or [])
+        for w, terms in zip(words, found, strict=True)
+    }
     cutoff = COMMON_SHARE * searcher.doc_count()
     rare = [w for w in words if frequency[w] <= cutoff]
     if len(rare) == len(words):
@@ -148,14 +170,17 @@ def _ids(
     """Global document numbers holding any of the words or prefixes `leaves`."""
     found: set[int] = set()
     for reader, offset in searcher.reader().leaf_readers():
-        words: set[bytes] = set()
+        words: dict[str, set[bytes]] = {}
         for leaf in leaves:
             if isinstance(leaf, SetPrefix):
                 ids = leaf.ids_in(reader)
                 found.update((n + offset for n in ids) if offset else ids)
-            elif (leaf.fieldname, leaf.text) in reader:
-                words.add(_bytes(reader, leaf))
-        ids = union_ids(reader, "content", words)
-        found.update((n + offset for n in ids) if offset else ids)
+                continue
+            for term in terms_of(leaf) or []:
+                if (term.fieldname, term.text) in reader:
+                    words.setdefault(term.fieldname, set()).add(_bytes(reader, term))
+        for field, texts in words.items():
+            ids = union_ids(reader, field, texts)
+            found.update((n + offset for n in ids) if offset else ids)
     found -= mask
     return found & allowed if allowed is not None else found

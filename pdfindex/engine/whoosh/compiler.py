@@ -5,11 +5,14 @@ for: Whoosh would otherwise expand them again per segment and per highlight."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from whoosh import matching
 from whoosh import query as wq
 
 from pdfindex import query as pq
 from pdfindex.engine.whoosh.postings import SetPrefix
+from pdfindex.engine.whoosh.schema import STEM_FIELD, stem
 
 # (field, word, distance) -> the index words of `field` within `distance` edits
 Expand = Callable[[str, str, int], list[str]]
@@ -55,11 +58,54 @@ def _compile(
         children = [
             _compile(c, fields, boost * node.boost, scale, scale, prefix) for c in node.children
         ]
+        if node.coord:  # each matching child adds a constant: more of them rank higher
+            bonus = node.coord * boost * node.boost
+            children += [Bonus(c, bonus) for c in children]
         return wq.Or(children, scale=scale)
     if isinstance(node, pq.Not):
         return wq.Not(_compile(node.child, fields, boost, scale, None, prefix))
+    if isinstance(node, pq.Stem):
+        if "content" in fields:  # pages have a stemmed field; elements do not
+            return wq.Term(STEM_FIELD, stem(node.text), boost=boost * node.boost)
+        node = pq.Term(node.text, node.boost)
     leaves = [_leaf(node, field, boost * node.boost, prefix) for field in fields]
     return leaves[0] if len(leaves) == 1 else wq.Or(leaves, scale=here)
+
+
+class Bonus(wq.WrappingQuery):
+    """`boost` for each page its child matches, whatever the child's score: the
+    coordination bonus. Whoosh's own ConstantScoreQuery has no `boost`, which its
+    normalize reads when it flattens nested groups."""
+
+    def __init__(self, child: wq.Query, boost: float = 1.0) -> None:
+        super().__init__(child)
+        self.boost = boost
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Bonus) and (self.child, self.boost) == (other.child, other.boost)
+
+    def __hash__(self) -> int:
+        return hash((Bonus, self.child, self.boost))
+
+    def _rewrap(self, child: wq.Query) -> Bonus:
+        return Bonus(child, self.boost)
+
+    def with_boost(self, boost: float) -> Bonus:
+        return Bonus(self.child, boost)
+
+    def matcher(self, searcher: Any, context: Any = None) -> Any:
+        found = self.child.matcher(searcher, context)
+        if not found.is_active():
+            return found
+        return BonusMatcher(found, score=self.boost)
+
+
+class BonusMatcher(matching.ConstantScoreWrapperMatcher):
+    """Its child's pages, each scored `score`. No block quality: Whoosh's would skip the
+    child's blocks by the child's scores while reading this constant one, and spin."""
+
+    def supports_block_quality(self) -> bool:
+        return False
 
 
 def _leaf(

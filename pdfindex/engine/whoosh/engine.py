@@ -21,11 +21,11 @@ from pdfindex.engine.whoosh.common import page_count, ranked_question, split_que
 from pdfindex.engine.whoosh.compiler import compile_query
 from pdfindex.engine.whoosh.postings import SetPrefix
 from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
-from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, open_or_create
+from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, STEM_FIELD, open_or_create, stem
 from pdfindex.engine.whoosh.writer import WhooshWriter
 from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
-from pdfindex.query import Node
+from pdfindex.query import Node, stem_candidates
 
 MAX_SEGMENTS = 12  # more than this after a commit: merge them (fuzzy and highlights slow)
 ELEMENT_SCALE = 0.9  # element search: matching more of the words ranks higher
@@ -159,6 +159,10 @@ class WhooshEngine:
             for field, text in compiled.existing_terms(s.reader(), expand=True)
             if field == "content"
         }
+        stems = {text for field, text in compiled.all_terms() if field == STEM_FIELD}
+        if stems:  # the hits' words that share a stem with the query's
+            maybe = stem_candidates([hit.text for hit in hits], stems)
+            terms.update(w for w in maybe if stem(w) in stems)
         return RankedPages(total, hits, terms)
 
     # -- elements --------------------------------------------------------------------

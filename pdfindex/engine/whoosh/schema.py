@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from whoosh.analysis import Filter, RegexTokenizer
+from whoosh.analysis import Filter, RegexTokenizer, StemFilter
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
+from whoosh.index import LockError
+from whoosh.lang import stemmer_for_language
 
 from pdfindex.engine.formats import (
     LOCK_WAIT,
@@ -22,7 +24,11 @@ from pdfindex.engine.formats import (
 )
 from pdfindex.engine.whoosh.storage import MappedStorage
 
-FORMAT_VERSION = 6
+# 7: the stemmed field. An index of format 6 gets the field added when opened (pages it
+# already holds rank without stems until their file is indexed again); older ones are
+# started empty and refilled from the extraction cache.
+FORMAT_VERSION = 7
+STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranking only
 FORMAT_FILE = "pdfindex-format.json"
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
 WRITER_LOCK = "MAIN_WRITELOCK"  # Whoosh's own: held, no writer can start
@@ -49,6 +55,18 @@ def page_analyzer() -> Any:
     return RegexTokenizer(r"\w+") | CasefoldFilter()
 
 
+def stem_analyzer() -> Any:
+    """The page's words stemmed as `stem` stems a query's word."""
+    return page_analyzer() | StemFilter(lang="en")
+
+
+stem = stemmer_for_language("en")  # a word -> its English (Snowball) stem
+
+
+def stem_field() -> TEXT:
+    return TEXT(analyzer=stem_analyzer(), phrase=False)  # ranks words, never phrases
+
+
 def make_schema() -> Schema:
     return Schema(
         kind=ID(),
@@ -56,6 +74,7 @@ def make_schema() -> Schema:
         slug=ID(stored=True, sortable=True),
         page=NUMERIC(int, stored=True, sortable=True),  # signed=False breaks NumericRange
         content=TEXT(analyzer=page_analyzer(), phrase=True),
+        stem=stem_field(),
         text=STORED(),
         record=STORED(),
         # Visual elements have fields of their own, so page queries (content, slug) never
@@ -106,10 +125,12 @@ def _open_checked(folder: Path) -> Any:
         segments = any(whoosh_dir.glob("*.seg"))
         return "its table of contents is missing" if segments else _MISSING
     current = stored_format(folder / FORMAT_FILE)
-    if current is not None and current != FORMAT_VERSION:
+    if current not in (None, FORMAT_VERSION, WITHOUT_STEMS):
         return _OLDER
     try:
         ix = MappedStorage(str(whoosh_dir)).open_index()
+        if current in (None, WITHOUT_STEMS) and _fields(ix.schema) == _fields(_unstemmed()):
+            ix = _add_stems(ix)
         if _fields(ix.schema) != _fields(make_schema()):
             return _OLDER if current is None else "its fields are not this version's"
         with ix.reader() as reader:
@@ -117,11 +138,32 @@ def _open_checked(folder: Path) -> Any:
                 leaf.doc_frequency("kind", FILE)
                 if leaf.doc_count_all():
                     leaf.stored_fields(0)
+    except LockError as exc:  # adding the stemmed field waited for a writer in vain
+        raise locked_out(folder, LOCK_WAIT) from exc
     except Exception as exc:  # a damaged table of contents or segment raises anything
         text = str(exc).strip().splitlines()
         return f"unreadable: {(text[0] if text else type(exc).__name__)[:300]}"
-    if current is None:
+    if current != FORMAT_VERSION:
         record_format(folder / FORMAT_FILE, FORMAT_VERSION)
+    return ix
+
+
+WITHOUT_STEMS = 6  # the format before the stemmed field
+
+
+def _unstemmed() -> Schema:
+    schema = make_schema()
+    schema.remove(STEM_FIELD)
+    return schema
+
+
+def _add_stems(ix: Any) -> Any:
+    """A format-6 index with the stemmed field added, in place (the pages it holds keep
+    ranking by their words: their stems come when their file is indexed again). Only
+    once another process's writer, if any, has finished."""
+    writer = ix.writer(timeout=LOCK_WAIT)  # LockError: another writer kept at it
+    writer.add_field(STEM_FIELD, stem_field())
+    writer.commit()
     return ix
 
 

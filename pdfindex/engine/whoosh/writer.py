@@ -27,6 +27,7 @@ class WhooshWriter:
                 slug=record.slug,
                 page=number,
                 content=indexed,
+                stem=indexed,
                 text=text,
             )
         self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
