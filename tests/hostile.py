@@ -93,9 +93,10 @@ def huge_page(path: Path, side: float = 14_400.0) -> Path:
 
 
 def many_objects(path: Path, count: int = 200_000) -> Path:
-    """One page holding `count` text objects of one short word each, deflated."""
+    """One page holding `count` text objects of one short word each (150 a row, 1 pt
+    type: words apart, so the text is words and spaces), deflated."""
     ops = [
-        b"BT /F1 2 Tf %d %d Td (w%d) Tj ET" % (10 + (n % 300) * 2, 10 + (n // 300) % 590, n % 10)
+        b"BT /F1 1 Tf %d %.1f Td (w%d) Tj ET" % (20 + (n % 150) * 5, 740 - (n // 150) * 0.5, n % 10)
         for n in range(count)
     ]
     data = zlib.compress(text_ops(["many text objects"]) + b"\n" + b"\n".join(ops), 9)

@@ -30,14 +30,14 @@ DOCS = 4
 
 def _cli(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """The real `pdfindex` process, running this work tree's code."""
-    return subprocess.run(
+    return subprocess.run(  # RUST_BACKTRACE: a panic would print its backtrace too
         [sys.executable, "-m", "pdfindex", "--root", str(root), *args],
         cwd=root,
         capture_output=True,
         text=True,
         timeout=180,
         stdin=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONPATH": str(REPO), **env},
+        env={**os.environ, "PYTHONPATH": str(REPO), "RUST_BACKTRACE": "1", **env},
     )
 
 
@@ -122,6 +122,7 @@ def test_a_damaged_index_is_rebuilt_from_the_cache_with_one_line(built: Path, da
 
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr and "Aborted" not in result.stderr
+    assert "panicked" not in result.stderr and "backtrace" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if "was damaged" in line]
     assert len(lines) == 1, result.stderr
     assert f"rebuilt it ({DOCS} files" in lines[0] and "0 parsed" in lines[0], lines[0]

@@ -33,12 +33,22 @@ def _worker_main(
     each slow step, which restarts the time limit)."""
     os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
     from pdfindex.extract.adapters import fallback_for, get_adapter
-    from pdfindex.extract.worker import extract_file
+    from pdfindex.extract.worker import extract_file  # noqa: F401  (loaded before the cap)
 
     for name in (engine, fallback_for(engine)):  # the PDF libraries load on first use
         if name:
             get_adapter(name)
     cap_memory(memory_mb)
+    try:
+        _serve_jobs(conn, engine, options)
+    except (BrokenPipeError, ConnectionResetError, EOFError):
+        return  # the indexer is gone (killed): end quietly, no traceback on stderr
+
+
+def _serve_jobs(conn: Connection, engine: str, options: ExtractOptions | None) -> None:
+    """Extract each file sent until told to stop (None) or the pipe closes."""
+    from pdfindex.extract.worker import extract_file
+
     conn.send("ready")  # the time limit starts once imports are done
     while True:
         try:
@@ -187,6 +197,7 @@ class ExtractionPool:
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
+            worker.process.join(timeout=1)  # reaped, so its exit code is known
             code = worker.process.exitcode
             if worker.job is not None:
                 reason = (
