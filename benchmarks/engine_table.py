@@ -4,7 +4,8 @@ exact search, search_pdf and a regex in one long document) on an already indexed
 in-process, with the process's RSS before and after opening a searcher.
 
 For a ≥ 40,000-page real corpus: `../shared/tools/make-corpus.sh` (CORPUS=DIR), then
-`pdfindex reindex --root ROOT --files-dir DIR/full --engine NAME`, then this.
+`pdfindex reindex --root ROOT --files-dir DIR/full --engine NAME`, then this. The postgres
+engine also takes `--database-url postgresql://…` (or PDFINDEX_DATABASE_URL), in both.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def main() -> None:
     parser.add_argument("root", type=Path)
     parser.add_argument("--engine", default="tantivy")
     parser.add_argument("--files-dir", type=Path, help="files folder (default ROOT/files)")
+    parser.add_argument("--database-url", help="the postgres engine's database")
     parser.add_argument("--document", default="generic_pgf_pgfmanual", help="a long PDF's name")
     parser.add_argument("--runs", type=int, default=6)
     args = parser.parse_args()
@@ -43,6 +45,8 @@ def main() -> None:
     values: dict[str, object] = {"engine": args.engine}
     if args.files_dir:
         values["files_dir"] = args.files_dir
+    if args.database_url:
+        values["database_url"] = args.database_url
     index = PdfIndex(load_settings(values, root=args.root))
     imported = rss_mb()
     index.search("hyphenation")

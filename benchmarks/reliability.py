@@ -536,10 +536,10 @@ def hostile_env() -> dict[str, str]:
 
 
 def main() -> None:
-    from pdfindex.engine import DEFAULT_ENGINE, engines
+    from pdfindex.engine import DEFAULT_ENGINE, embedded_engines
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    embedded = [DEFAULT_ENGINE] + [e for e in engines() if e not in (DEFAULT_ENGINE, "postgres")]
+    embedded = [DEFAULT_ENGINE] + [e for e in embedded_engines() if e != DEFAULT_ENGINE]
     parser.add_argument(
         "--engines",
         default=",".join(embedded),

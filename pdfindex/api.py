@@ -58,7 +58,9 @@ class PdfIndex:
             raise ConfigError(f"cannot create index folder {settings.index_dir}: {exc}") from exc
         if not os.access(settings.index_dir, os.W_OK):
             raise ConfigError(f"index folder {settings.index_dir} is not writable")
-        self.engine = open_engine(settings.index_dir, settings.engine, settings.writer_memory_mb)
+        self.engine = open_engine(
+            settings.index_dir, settings.engine, settings.writer_memory_mb, settings.database_url
+        )
         self._cache: ExtractionCache | None = None
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None

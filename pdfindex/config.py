@@ -25,6 +25,7 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "log_dir": ("logs", Path),
     "extractor": ("pdfium", str),
     "engine": ("tantivy", str),  # the index engine: a subpackage of pdfindex.engine
+    "database_url": ("", str),  # the postgres engine's database (postgresql://…)
     "timeout": (120.0, float),
     "request_timeout": (10.0, float),
     "workers": (0, int),  # 0 = all cores
@@ -45,8 +46,11 @@ DESCRIPTIONS: dict[str, str] = {
     "index_dir": "The index, extraction cache, page-image cache and `query_documents` sessions.",
     "log_dir": "One log file per session (`YYYY-MM-DD_HH-MM-SS.log`).",
     "extractor": "Engine for index text: `pdfium` or `pdfminer` (each the other's fallback).",
-    "engine": "Index engine: `tantivy` (compiled, fast at 50,000+ pages) or the pure-Python "
-    "one (see the README); a switch rebuilds the index from the extraction cache.",
+    "engine": "Index engine: `tantivy` (compiled, fast at 50,000+ pages), `whoosh` (pure "
+    "Python) or `postgres` (a database shared by many hosts: see the README); a switch "
+    "rebuilds the index from the extraction cache.",
+    "database_url": "The database of the `postgres` engine (`postgresql://user@host/db`); "
+    "shown without its password.",
     "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
     "request_timeout": "Seconds one tool call may run before it is stopped with a named "
     "error (a page image or conversion: its worker process is killed; a conversion gets this "
@@ -79,6 +83,7 @@ class Settings:
     log_dir: Path
     extractor: str = "pdfium"
     engine: str = "tantivy"
+    database_url: str = field(default="", repr=False)  # may hold a password
     timeout: float = 120.0
     request_timeout: float = 10.0
     workers: int = 0
@@ -100,10 +105,17 @@ class Settings:
     def as_dict(self) -> dict[str, Any]:
         """Plain values with their sources, for JSON output."""
         values = {name: getattr(self, name) for name in ["root", *DEFAULTS]}
+        values["database_url"] = without_password(self.database_url)
         return {
             name: {"value": str(v) if isinstance(v, Path) else v, "source": self.sources.get(name)}
             for name, v in values.items()
         }
+
+
+def without_password(url: str) -> str:
+    """A database URL as settings show it: its password replaced by `***`."""
+    url = re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", url)
+    return re.sub(r"^(\w+://[^:/@]*):[^@/]*@", r"\1:***@", url)
 
 
 def _to_bool(raw: Any) -> bool:

@@ -15,7 +15,7 @@ import pytest
 from pdfindex.api import PdfIndex
 from pdfindex.config import Settings, load_settings
 from pdfindex.engine import DEFAULT_ENGINE, engines
-from tests import pdfgen
+from tests import pdfgen, pgserver
 
 HYPHEN_TEXT = ("The transformer", "architecture", 8)  # -> "architec-" / "ture"
 ENV_PREFIX = "PDFINDEX_"
@@ -37,23 +37,87 @@ def _no_settings_from_the_environment() -> Iterator[None]:
         yield
 
 
+# The postgres pass runs only these modules: those whose outcome depends on the engine
+# (a full third pass would take CI past its time budget; the others test code above the
+# engine, which the embedded passes cover).
+POSTGRES_MODULES = {
+    "test_index.py",
+    "test_incremental.py",
+    "test_tools.py",
+    "test_visual.py",
+    "test_server.py",
+    "test_live.py",
+    "test_postgres.py",
+}
+POSTGRES: dict[str, pgserver.PgServer | None] = {"server": None}  # the postgres pass's
+DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The postgres pass: only POSTGRES_MODULES; test_postgres.py: only in that pass."""
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        postgres = callspec is not None and callspec.params.get("index_engine") == "postgres"
+        in_list = item.path.name in POSTGRES_MODULES
+        if postgres != in_list and (postgres or item.path.name == "test_postgres.py"):
+            dropped.append(item)
+        else:
+            kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.fixture(scope="session", autouse=True, params=engines())
 def index_engine(request: pytest.FixtureRequest) -> Iterator[str]:
     """The whole suite runs once per index engine. pytest runs every test of one engine,
     then every test of the next; module fixtures are built anew for each, and read the
-    engine through make_settings (or PDFINDEX_ENGINE, for the CLI and `serve`)."""
+    engine through make_settings (or PDFINDEX_ENGINE, for the CLI and `serve`). The
+    postgres pass starts a throwaway PostgreSQL (tests/pgserver.py), or skips."""
     ENGINE["name"] = request.param
+    if request.param == "postgres":
+        try:
+            POSTGRES["server"] = pgserver.start_server()
+        except pgserver.Unavailable as exc:
+            ENGINE["name"] = DEFAULT_ENGINE
+            pytest.skip(f"PostgreSQL cannot be started here: {exc}")
     yield request.param
+    if POSTGRES["server"] is not None:
+        POSTGRES["server"].stop()
+        POSTGRES["server"] = None
+        DATABASES.clear()
     ENGINE["name"] = DEFAULT_ENGINE
 
 
+def database_for(root: Path) -> str:
+    """The database of a project root in the postgres pass (one per root, made on first
+    use), else ''."""
+    server = POSTGRES["server"]
+    if ENGINE["name"] != "postgres" or server is None:
+        return ""
+    if root not in DATABASES:
+        DATABASES[root] = server.new_database()
+    return DATABASES[root]
+
+
 @pytest.fixture(autouse=True)
-def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """Tests never read PDFINDEX_* settings (set by the developer or left by an earlier
-    test) nor their current folder; PDFINDEX_ENGINE names this pass's engine."""
+    test) nor their current folder; PDFINDEX_ENGINE names this pass's engine (and in the
+    postgres pass PDFINDEX_DATABASE_URL the test's own database, also make_settings's for
+    tmp_path, dropped after the test)."""
     _drop_settings(monkeypatch)
     monkeypatch.setenv(f"{ENV_PREFIX}ENGINE", ENGINE["name"])
     monkeypatch.chdir(tmp_path)
+    url = database_for(tmp_path)
+    if url:
+        monkeypatch.setenv(f"{ENV_PREFIX}DATABASE_URL", url)
+    yield
+    server = POSTGRES["server"]
+    if url and server is not None:
+        DATABASES.pop(tmp_path, None)
+        server.drop_database(url)
 
 
 @pytest.fixture(autouse=True)
@@ -109,6 +173,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def make_settings(root: Path, **overrides: object) -> Settings:
     (root / "files").mkdir(parents=True, exist_ok=True)
     values = {"workers": 2, "timeout": 60.0, "lock_timeout": 2.0, "engine": ENGINE["name"]}
+    values["database_url"] = database_for(root) or None  # the postgres pass
     values.update(overrides)
     return load_settings(values, root=root)
 

@@ -43,6 +43,7 @@ OWNERS = {
     "click": "cli",
     "watchdog": "indexer.live",
     "pypdfium2": "extract.adapters.pdfium",
+    "psycopg": "engine.postgres",
 }
 
 

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pdfindex.engine import DEFAULT_ENGINE, engines
+from pdfindex.engine import DEFAULT_ENGINE, embedded_engines
 from tests.conftest import ENGINE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -214,7 +214,7 @@ def check_recoll(report: dict[str, Any], table: str) -> None:
 
 def test_quick_run_reports_every_figure(tmp_path: Path) -> None:
     side_by_side = ENGINE["name"] == DEFAULT_ENGINE
-    expected = [DEFAULT_ENGINE, *sorted(set(engines()) - {DEFAULT_ENGINE})]
+    expected = [DEFAULT_ENGINE, *sorted(set(embedded_engines()) - {DEFAULT_ENGINE})]
     if not side_by_side:
         expected = [ENGINE["name"]]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}

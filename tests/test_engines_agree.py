@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pdfindex.engine import Engine, engines, open_engine
+from pdfindex.engine import Engine, embedded_engines, open_engine
 from pdfindex.models import FileRecord
 from pdfindex.search.ranked import ranked_search
 from pdfindex.search.textmatch import index_text
@@ -45,7 +45,7 @@ def _pages(seed: int, count: int) -> list[str]:
 @pytest.fixture(scope="module")
 def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Engine]]:
     found = {}
-    for name in engines():
+    for name in embedded_engines():  # postgres vs tantivy: tests/test_postgres.py
         engine = open_engine(tmp_path_factory.mktemp(name), name)
         with engine.writer(timeout=10) as writer:
             for n in range(40):

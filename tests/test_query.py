@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from whoosh.qparser import AndGroup, FuzzyTermPlugin, OrGroup, QueryParser
 
 from pdfindex.cli import main
-from pdfindex.engine import Engine, engines, open_engine
+from pdfindex.engine import Engine, embedded_engines, open_engine
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
 from pdfindex.query import And, Fuzzy, Not, Or, Phrase, Prefix, Term, parse
@@ -144,7 +144,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 @pytest.fixture(scope="module")
 def every_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Engine]]:
-    found = [_filled(tmp_path_factory.mktemp(name), name) for name in engines()]
+    found = [_filled(tmp_path_factory.mktemp(name), name) for name in embedded_engines()]
     yield found
     for engine in found:
         engine.close()

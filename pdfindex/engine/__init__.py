@@ -10,6 +10,7 @@ it names its library.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -19,10 +20,17 @@ from pdfindex.errors import ConfigError
 from pdfindex.models import FileRecord, PageHit, PageRef
 from pdfindex.query import Node
 
+SERVER_ENGINES = ("postgres",)  # keep the index in a database server, not in a folder
+
 
 def engines() -> list[str]:
     """The engines this installation has: the subpackages of pdfindex.engine."""
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
+
+
+def embedded_engines() -> list[str]:
+    """The engines that keep their index in a folder of their own: nothing to run."""
+    return [name for name in engines() if name not in SERVER_ENGINES]
 
 
 class RankedPages(NamedTuple):
@@ -160,16 +168,26 @@ class Engine(Protocol):
 DEFAULT_ENGINE = "tantivy"
 
 
-def open_engine(index_dir: Path, name: str = DEFAULT_ENGINE, writer_memory_mb: int = 0) -> Engine:
+def open_engine(
+    index_dir: Path, name: str = DEFAULT_ENGINE, writer_memory_mb: int = 0, database_url: str = ""
+) -> Engine:
     """The engine `name` over the index in `index_dir` (created when missing); each engine
     keeps its index in a folder of its own there, so a switch starts it empty and the
     next reindex fills it from the extraction cache. `writer_memory_mb` bounds what its
-    writer buffers (0: the engine's default)."""
+    writer buffers (0: the engine's default); `database_url` names the database of an
+    engine that keeps its index in one (postgres), which the embedded engines ignore."""
     known = engines()
     if name not in known:
         raise ConfigError(f"unknown index engine {name!r}: choose one of {', '.join(known)}")
-    module = importlib.import_module(f"{__name__}.{name}")
-    engine: Engine = module.open_index(index_dir, writer_memory_mb=writer_memory_mb)
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ImportError as exc:  # an optional engine whose library is not installed
+        raise ConfigError(
+            f"the {name} engine needs {exc.name}: pip install 'pdfindex[{name}]'"
+        ) from exc
+    takes_url = "database_url" in inspect.signature(module.open_index).parameters
+    options = {"database_url": database_url} if takes_url else {}
+    engine: Engine = module.open_index(index_dir, writer_memory_mb=writer_memory_mb, **options)
     return engine
 
 

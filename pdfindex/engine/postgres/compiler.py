@@ -1,0 +1,224 @@
+"""pdfindex query trees compiled to PostgreSQL full-text search: a `tsquery` (or SQL
+conditions) that selects rows, and a score expression that ranks them.
+
+Leaves become `tsquery` literals: a word `'w'`, a prefix `'p':*`, a phrase
+`'a' <-> 'b'` (with slop N: `'a' <1> 'b' | … | 'a' <N> 'b'` for each pair of neighbours, a
+superset of the embedded engines' slop), a typo's words from the vocabulary
+`('w1' | 'w2')`; AND / OR / NOT become `&` / `|` / `!`. A word by its stem
+(pdfindex.query.Stem) matches the `stems` column, so a tree holding one is compiled to SQL
+conditions leaf by leaf instead of one `tsquery`.
+
+Score: BM25 (k1 1.2, b 0.75, Lucene's idf) per positive leaf, in SQL. A leaf's frequency
+on a page is `ts_rank_cd(words, leaf, 0)` × 10 (cover density ranks each occurrence of a
+word, a phrase or a prefix's words 0.1), its idf comes from the vocabulary's page counts
+(a phrase's: the sum of its words'), the page length from the `length` column; boosts
+multiply, an OR's `coord` adds per matching child.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pdfindex import query as pq
+from pdfindex.engine.postgres.schema import MAX_LEXEME_BYTES
+
+NOTHING, EVERYTHING = "\x00nothing", "\x00everything"  # tsqueries with no literal
+K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
+
+
+def lexeme(word: str) -> str:
+    """A `\\w+` word as a tsquery literal (it holds no quote, backslash or space)."""
+    return f"'{word}'" if len(word.encode("utf-8")) <= MAX_LEXEME_BYTES else NOTHING
+
+
+def _join(parts: list[str], operator: str) -> str:
+    if operator == "&":
+        if NOTHING in parts:
+            return NOTHING
+        parts = [p for p in parts if p != EVERYTHING]
+        if not parts:
+            return EVERYTHING
+    else:
+        if EVERYTHING in parts:
+            return EVERYTHING
+        parts = [p for p in parts if p != NOTHING]
+        if not parts:
+            return NOTHING
+    return parts[0] if len(parts) == 1 else "(" + f" {operator} ".join(parts) + ")"
+
+
+def _not(part: str) -> str:
+    if part == NOTHING:
+        return EVERYTHING
+    if part == EVERYTHING:
+        return NOTHING
+    return f"!{part}"
+
+
+def phrase(words: tuple[str, ...], slop: int, relaxed: bool = False) -> str:
+    """Words in this order (`relaxed`: anywhere on the page, for pages whose positions
+    were cut)."""
+    literals = [lexeme(w) for w in words]
+    if relaxed:
+        return _join(literals, "&")
+    if NOTHING in literals:
+        return NOTHING
+    if slop <= 1:
+        return "(" + " <-> ".join(literals) + ")"
+    pairs = [
+        _join([f"{a} <{d}> {b}" for d in range(1, slop + 1)], "|")
+        for a, b in zip(literals, literals[1:], strict=False)
+    ]
+    return _join(pairs, "&")
+
+
+@dataclass
+class Compiler:
+    """Compiles one tree; `expand` gives a typo's words (Engine.similar_terms), `idf` a
+    word's BM25 idf and `prefix_idf` a prefix's; `stems` lets Stem leaves use the stemmed
+    column (page ranking), else they are plain words."""
+
+    expand: Callable[[str, int], list[str]]
+    idf: Callable[[str], float] = lambda _word: 1.0
+    prefix_idf: Callable[[str], float] = lambda _prefix: 1.0
+    stems: bool = False
+    norm: str = str(K1)  # SQL: BM25's k1 * (1 - b + b * length / average length)
+    params: list[object] = field(default_factory=list)
+
+    # -- one tsquery for a whole tree ---------------------------------------------------
+
+    def tsquery(self, node: pq.Node, relaxed: bool = False) -> str:
+        """The tree as one tsquery (NOTHING / EVERYTHING when it has no literal); Stem
+        leaves are plain words here."""
+        if isinstance(node, pq.And):
+            return _join([self.tsquery(c, relaxed) for c in node.children], "&")
+        if isinstance(node, pq.Or):
+            return _join([self.tsquery(c, relaxed) for c in node.children], "|")
+        if isinstance(node, pq.Not):
+            return _not(self.tsquery(node.child, relaxed))
+        return self.leaf(node, relaxed)
+
+    def leaf(self, node: pq.Node, relaxed: bool = False) -> str:
+        if isinstance(node, pq.Term | pq.Stem):
+            return lexeme(node.text)
+        if isinstance(node, pq.Prefix):
+            literal = lexeme(node.text)
+            return literal if literal == NOTHING else f"{literal}:*"
+        if isinstance(node, pq.Phrase):
+            return phrase(node.words, node.slop, relaxed)
+        assert isinstance(node, pq.Fuzzy)
+        if node.distance == 0:
+            return lexeme(node.text)
+        return _join([lexeme(w) for w in self.expand(node.text, node.distance)], "|")
+
+    # -- SQL: what matches --------------------------------------------------------------
+
+    def match(self, node: pq.Node, column: str) -> str:
+        """An SQL condition on `column` (a tsvector expression): one tsquery for the whole
+        tree, or leaf by leaf when a Stem needs the stemmed column."""
+        if not (self.stems and _has_stem(node)):
+            return self.condition(column, self.tsquery(node))
+        if isinstance(node, pq.And | pq.Or):
+            # Children without a Stem share one tsquery, Stem leaves one on `stems`: two
+            # tests of the page's vectors instead of one per child (nested groups of the
+            # same kind flattened first).
+            children = _flat(node)
+            plain = [c for c in children if not _has_stem(c)]
+            stems = [c.text for c in children if isinstance(c, pq.Stem)]
+            mixed = [c for c in children if _has_stem(c) and not isinstance(c, pq.Stem)]
+            joined = pq.And(tuple(plain)) if isinstance(node, pq.And) else pq.Or(tuple(plain))
+            parts = [self.condition(column, self.tsquery(joined))] if plain else []
+            if stems:
+                self.params.append(stems)
+                operator = "&" if isinstance(node, pq.And) else "|"
+                parts.append(
+                    f"(stems @@ (SELECT string_agg('(' || q::text || ')', ' {operator} ')"
+                    " FROM unnest(%s::text[]) AS w, plainto_tsquery('pdfindex_stems', w) AS q"
+                    " WHERE numnode(q) > 0)::tsquery)"
+                )
+            parts += [self.match(c, column) for c in mixed]
+            operator = " AND " if isinstance(node, pq.And) else " OR "
+            return "(" + operator.join(parts) + ")"
+        if isinstance(node, pq.Not):
+            return f"(NOT {self.match(node.child, column)})"
+        assert isinstance(node, pq.Stem)
+        self.params.append(node.text)
+        return "(stems @@ plainto_tsquery('pdfindex_stems', %s))"
+
+    def condition(self, column: str, tsquery: str) -> str:
+        if tsquery in (NOTHING, EVERYTHING):
+            return "false" if tsquery == NOTHING else "true"
+        self.params.append(tsquery)
+        return f"({column} @@ %s::tsquery)"
+
+    # -- SQL: the score -----------------------------------------------------------------
+
+    def score(self, node: pq.Node, columns: dict[str, float], boost: float = 1.0) -> str:
+        """A numeric SQL expression: the sum of the positive leaves' scores."""
+        if isinstance(node, pq.Not):
+            return "0"
+        if isinstance(node, pq.And | pq.Or):
+            weight = boost * node.boost
+            parts = [self.score(c, columns, weight) for c in node.children]
+            if isinstance(node, pq.Or) and node.coord:
+                bonus = node.coord * weight
+                first = next(iter(columns))
+                for child in node.children:
+                    condition = self.match(child, first if len(columns) == 1 else _any(columns))
+                    parts.append(f"(CASE WHEN {condition} THEN {bonus!r} ELSE 0 END)")
+            return "(" + " + ".join(parts) + ")"
+        weight = boost * node.boost * self._idf(node)
+        if isinstance(node, pq.Stem) and self.stems:
+            self.params.append(node.text)
+            tf = "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
+            return f"({weight!r} * pdfindex_bm25(10 * {tf}, ({self.norm})::float8))"
+        literal = self.leaf(node)
+        if literal in (NOTHING, EVERYTHING):
+            return "0"
+        parts = []
+        for column, column_boost in columns.items():
+            self.params.append(literal)
+            tf = f"ts_rank_cd({column}, %s::tsquery, 0)"
+            parts.append(
+                f"{weight * column_boost!r} * pdfindex_bm25(10 * {tf}, ({self.norm})::float8)"
+            )
+        return "(" + " + ".join(parts) + ")"
+
+    def _idf(self, node: pq.Node) -> float:
+        if isinstance(node, pq.Term | pq.Stem):
+            return self.idf(node.text)
+        if isinstance(node, pq.Phrase):
+            return sum(self.idf(w) for w in node.words)
+        if isinstance(node, pq.Prefix):
+            return self.prefix_idf(node.text)
+        assert isinstance(node, pq.Fuzzy)
+        words = self.expand(node.text, node.distance) if node.distance else [node.text]
+        return max((self.idf(w) for w in words), default=1.0)
+
+
+def _flat(node: pq.And | pq.Or) -> list[pq.Node]:
+    """The children of a group, those of nested groups of its kind in its place (what
+    matches does not depend on boosts)."""
+    found: list[pq.Node] = []
+    for child in node.children:
+        found += _flat(child) if type(child) is type(node) else [child]  # type: ignore[arg-type]
+    return found
+
+
+def _has_stem(node: pq.Node) -> bool:
+    if isinstance(node, pq.And | pq.Or):
+        return any(_has_stem(c) for c in node.children)
+    if isinstance(node, pq.Not):
+        return _has_stem(node.child)
+    return isinstance(node, pq.Stem)
+
+
+def _any(columns: dict[str, float]) -> str:
+    return "(" + " || ".join(columns) + ")"
+
+
+def bm25_idf(pages: int, with_word: int) -> float:
+    """BM25's idf (Lucene's, always positive)."""
+    return math.log(1 + (pages - with_word + 0.5) / (with_word + 0.5))

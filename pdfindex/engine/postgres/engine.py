@@ -1,0 +1,446 @@
+"""The PostgreSQL engine: the index in a database that any number of pdfindex processes,
+on any hosts, read at once; one writer at a time (an advisory lock), each commit one
+transaction (pdfindex.engine.Engine)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from pdfindex import query as pq
+from pdfindex.engine import RankedPages
+from pdfindex.engine.postgres.compiler import (
+    EVERYTHING,
+    K1,
+    NOTHING,
+    B,
+    Compiler,
+    bm25_idf,
+)
+from pdfindex.engine.postgres.schema import TABLES, WRITER_LOCK, create_or_check
+from pdfindex.engine.postgres.writer import PostgresWriter
+from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
+from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
+from pdfindex.models import FileRecord, PageHit, PageRef
+
+PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
+TEXT_BATCH = 64  # candidate pages whose texts are read in one query
+CONNECT_TIMEOUT = 10  # seconds
+
+
+def redacted(url: str) -> str:
+    """The database URL without its password: what messages and logs may show."""
+    try:
+        parts = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "<invalid database_url>"
+    parts.pop("password", None)
+    return make_conninfo(**parts)  # type: ignore[arg-type]
+
+
+class PostgresEngine:
+    """The index in the database at `url`; every read sees the last commit."""
+
+    name = "postgres"
+    recovered: str | None = None  # the database keeps itself consistent
+
+    def __init__(self, folder: Path, url: str) -> None:
+        if not url:
+            raise ConfigError(
+                "the postgres engine needs database_url (PDFINDEX_DATABASE_URL, or "
+                "database_url in pdfindex.toml), e.g. postgresql://user@host/pdfindex"
+            )
+        self.folder = folder
+        self.url = url
+        self.where = redacted(url)
+        self._lock = threading.Lock()  # one query at a time on the reading connection
+        self._connection = self._connect(autocommit=True)
+        create_or_check(self._connection)
+        self._vocabulary = GenerationCache(
+            lambda _: Vocabulary(w for (w,) in self._rows("SELECT word FROM pdfindex_words"))
+        )
+        self._stats = GenerationCache(lambda _: self._page_stats())
+
+    # -- the connection ----------------------------------------------------------------
+
+    def _connect(self, autocommit: bool) -> psycopg.Connection[Any]:
+        try:
+            return psycopg.connect(self.url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
+        except psycopg.Error as exc:
+            raise ConfigError(f"cannot connect to the database {self.where}: {exc}") from exc
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of one statement on the reading connection (reconnected once if the
+        server dropped it)."""
+        with self._lock:
+            for attempt in (1, 2):
+                if self._connection.closed:
+                    self._connection = self._connect(autocommit=True)
+                try:
+                    return self._connection.execute(sql, params).fetchall()  # type: ignore[arg-type]
+                except psycopg.OperationalError:
+                    if attempt == 2 or not self._connection.closed:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _generation(self) -> int:
+        rows = self._rows("SELECT value FROM pdfindex_meta WHERE key = 'generation'")
+        return int(rows[0][0]) if rows else -1
+
+    def _page_stats(self) -> tuple[int, float]:
+        """Pages, and their mean length in words: BM25's N and average length."""
+        count, mean = self._rows("SELECT count(*), avg(length) FROM pdfindex_pages")[0]
+        return int(count), float(mean or 0.0)
+
+    # -- the catalog -------------------------------------------------------------------
+
+    def catalog(self) -> dict[str, FileRecord]:
+        rows = self._rows("SELECT record FROM pdfindex_files")
+        return {r["path"]: FileRecord(**r) for (r,) in rows}
+
+    def record(self, path: str) -> FileRecord | None:
+        rows = self._rows("SELECT record FROM pdfindex_files WHERE path = %s", (path,))
+        return FileRecord(**rows[0][0]) if rows else None
+
+    def record_by_slug(self, slug: str) -> FileRecord | None:
+        rows = self._rows(
+            "SELECT record FROM pdfindex_files WHERE slug = %s ORDER BY path LIMIT 1", (slug,)
+        )
+        return FileRecord(**rows[0][0]) if rows else None
+
+    # -- pages -------------------------------------------------------------------------
+
+    def page_texts(self, slug: str) -> list[str]:
+        rows = self._rows(
+            "SELECT text FROM pdfindex_pages WHERE slug = %s ORDER BY path, page", (slug,)
+        )
+        return [text for (text,) in rows]
+
+    def candidates(
+        self,
+        slug: str | None = None,
+        terms: list[str] | None = None,
+        prefixes: list[str] | None = None,
+        any_of: list[list[str]] | None = None,
+        path: str | None = None,
+        phrases: list[list[str]] | None = None,
+    ) -> PostgresCandidates:
+        nodes: list[pq.Node] = [pq.Term(t) for t in terms or []]
+        nodes += [pq.Prefix(p) for p in prefixes or []]
+        nodes += [pq.Or(tuple(pq.Term(w) for w in group)) for group in any_of or []]
+        nodes += [pq.Phrase(tuple(words)) for words in phrases or []]
+        conditions: list[str] = []
+        params: list[Any] = []
+        if nodes:
+            compiler = Compiler(self.similar_terms)
+            tree = pq.And(tuple(nodes))
+            exact, relaxed = compiler.tsquery(tree), compiler.tsquery(tree, relaxed=True)
+            # A lossy page (see schema) is a candidate whenever what was cut could matter.
+            conditions.append(
+                "("
+                + _on_words(exact, params)
+                + " OR (lossy > 0 AND (lossy = 2 OR "
+                + _on_words(relaxed, params)
+                + ")))"
+            )
+        if slug is not None:
+            conditions.append("slug = %s")
+            params.append(slug)
+        if path and path.endswith("/"):
+            conditions.append("path LIKE %s")
+            params.append(_like_prefix(path))
+        elif path:
+            conditions.append("path = %s")
+            params.append(path)
+        where = " AND ".join(conditions) or "true"
+        rows = self._rows(
+            f"SELECT path, slug, page FROM pdfindex_pages WHERE {where} ORDER BY path, page",
+            params,
+        )
+        return PostgresCandidates(self, [PageRef(*row) for row in rows])
+
+    def texts(self, keys: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """Page texts by (slug, page)."""
+        if not keys:
+            return {}
+        rows = self._rows(
+            "SELECT p.slug, p.page, p.text FROM pdfindex_pages p "
+            "JOIN unnest(%s::text[], %s::int[]) AS k(slug, page) "
+            "ON p.slug = k.slug AND p.page = k.page",
+            ([s for s, _ in keys], [n for _, n in keys]),
+        )
+        return {(slug, page): text for slug, page, text in rows}
+
+    def ranked(
+        self,
+        query: pq.Node,
+        limit: int,
+        slug: str | None = None,
+        pages: tuple[int, int] | None = None,
+    ) -> RankedPages:
+        count, mean = self._stats.get(None, self._generation())
+        document_frequency = self._document_frequency(query)
+
+        def idf(word: str) -> float:
+            return bm25_idf(count, document_frequency.get(word, 0))
+
+        norm = f"{K1 * (1 - B)!r} + {K1 * B / max(mean, 1.0)!r} * length"
+        scorer = Compiler(self.similar_terms, idf, self._prefix_idf(count), stems=True, norm=norm)
+        score = scorer.score(query, {"words": 1.0})
+        matcher = Compiler(self.similar_terms, stems=True)
+        match = matcher.match(query, "words")
+        if any(isinstance(leaf, pq.Phrase) for leaf in pq.leaves(query)):
+            # Pages whose positions were cut (schema): their phrases as words anywhere.
+            relaxed = matcher.tsquery(query, relaxed=True)
+            match = f"({match} OR (lossy = 1 AND {matcher.condition('words', relaxed)}))"
+        conditions = [match]
+        params: list[Any] = [*scorer.params, *matcher.params]
+        if slug:
+            conditions.append("slug = %s")
+            params.append(slug)
+        if pages:
+            conditions.append("page BETWEEN %s AND %s")
+            params += [pages[0], pages[1]]
+        params.append(limit)
+        rows = self._rows(
+            "WITH hits AS ("
+            f" SELECT path, page, {score} AS score, count(*) OVER () AS total"
+            f" FROM pdfindex_pages WHERE {' AND '.join(conditions)}"
+            " ORDER BY score DESC, path, page LIMIT %s)"
+            " SELECT h.path, p.slug, h.page, h.score, p.text, h.total FROM hits h"
+            " JOIN pdfindex_pages p ON p.path = h.path AND p.page = h.page"
+            " ORDER BY h.score DESC, h.path, h.page",
+            params,
+        )
+        hits = [PageHit(path, s, page, float(sc), "", text) for path, s, page, sc, text, _ in rows]
+        total = int(rows[0][5]) if rows else 0
+        return RankedPages(total, hits, self._marked_terms(query, hits))
+
+    def _document_frequency(self, node: pq.Node) -> dict[str, int]:
+        """Pages holding each word of the query (its typos' words too)."""
+        wanted: set[str] = set()
+        for leaf in pq.leaves(node):
+            if isinstance(leaf, pq.Term | pq.Stem):
+                wanted.add(leaf.text)
+            elif isinstance(leaf, pq.Phrase):
+                wanted.update(leaf.words)
+            elif isinstance(leaf, pq.Fuzzy):
+                wanted.update(self.similar_terms(leaf.text, leaf.distance))
+        if not wanted:
+            return {}
+        rows = self._rows(
+            "SELECT word, pages FROM pdfindex_words WHERE word = ANY(%s)", (sorted(wanted),)
+        )
+        return dict(rows)  # type: ignore[arg-type]
+
+    def _prefix_idf(self, count: int) -> Any:
+        def prefix_idf(prefix: str) -> float:
+            rows = self._rows(
+                "SELECT coalesce(sum(pages), 0) FROM pdfindex_words WHERE word LIKE %s",
+                (_like_prefix(prefix),),
+            )
+            return bm25_idf(count, min(count, int(rows[0][0])))
+
+        return prefix_idf
+
+    def _marked_terms(self, node: pq.Node, hits: list[PageHit]) -> set[str]:
+        """The index words the query stands for, for snippets to mark; a typo's and a
+        stem's are looked for in the hits' own words."""
+        terms: set[str] = set()
+        hit_words = sorted({w for hit in hits for w in pq.words(hit.text)})
+        stems = [leaf.text for leaf in pq.leaves(node) if isinstance(leaf, pq.Stem)]
+        if stems and hit_words:
+            rows = self._rows(
+                "SELECT w FROM unnest(%s::text[]) AS w WHERE to_tsvector('pdfindex_stems', w)"
+                " @@ (SELECT string_agg(plainto_tsquery('pdfindex_stems', s)::text, ' | ')"
+                " FROM unnest(%s::text[]) AS s)::tsquery",
+                (hit_words, stems),
+            )
+            terms.update(w for (w,) in rows)
+        for leaf in pq.leaves(node):
+            if isinstance(leaf, pq.Term | pq.Stem):
+                terms.add(leaf.text)
+            elif isinstance(leaf, pq.Phrase):
+                terms.update(leaf.words)
+            elif isinstance(leaf, pq.Prefix):
+                rows = self._rows(
+                    "SELECT word FROM pdfindex_words WHERE word LIKE %s ORDER BY word LIMIT %s",
+                    (_like_prefix(leaf.text), PREFIX_TERMS_MARKED),
+                )
+                terms.update(w for (w,) in rows)
+            else:
+                terms.update(within(hit_words, leaf.text, leaf.distance))
+        return terms
+
+    # -- elements ----------------------------------------------------------------------
+
+    def elements(self, slug: str) -> list[dict[str, Any]]:
+        rows = self._rows("SELECT record FROM pdfindex_elements WHERE slug = %s", (slug,))
+        return sorted((r for (r,) in rows), key=lambda e: (e["page"], e["bbox"][1], e["label"]))
+
+    def search_elements(
+        self,
+        query: pq.Node,
+        limit: int,
+        kind: str | None = None,
+        slug: str | None = None,
+        captions_only: bool = False,
+    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+        columns = {"caption": 2.0} if captions_only else {"caption": 2.0, "context": 1.0}
+        scorer = Compiler(self.similar_terms)  # no page length: k1 saturates, b = 0
+        score = scorer.score(query, columns)
+        matcher = Compiler(self.similar_terms)
+        searched = "caption" if captions_only else "(caption || context)"
+        conditions = [matcher.match(query, searched)]
+        params: list[Any] = [*scorer.params, *matcher.params]
+        if kind:
+            conditions.append("kind = %s")
+            params.append(kind)
+        if slug:
+            conditions.append("slug = %s")
+            params.append(slug)
+        params.append(limit)
+        rows = self._rows(
+            f"SELECT record, {score} AS score, count(*) OVER () FROM pdfindex_elements"
+            f" WHERE {' AND '.join(conditions)} ORDER BY score DESC, path, n LIMIT %s",
+            params,
+        )
+        total = int(rows[0][2]) if rows else 0
+        return total, [(record, float(score)) for record, score, _ in rows]
+
+    # -- vocabulary --------------------------------------------------------------------
+
+    def similar_terms(self, word: str, maxdist: int) -> list[str]:
+        if maxdist == 0:
+            rows = self._rows("SELECT word FROM pdfindex_words WHERE word = %s", (word,))
+            return [word] if rows else []
+        vocabulary: Vocabulary = self._vocabulary.get(None, self._generation())
+        return vocabulary.within(word, maxdist)
+
+    def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
+        rows = self._rows(
+            "SELECT count(*) FROM (SELECT 1 FROM pdfindex_words WHERE word LIKE %s LIMIT %s) w",
+            (_like_prefix(prefix), most + 1),
+        )
+        return int(rows[0][0]) <= most
+
+    # -- writing and upkeep ------------------------------------------------------------
+
+    @contextmanager
+    def writer(self, timeout: float, clear: bool = False) -> Iterator[PostgresWriter]:
+        connection = self._connect(autocommit=False)
+        try:
+            self._lock_writer(connection, timeout)
+            wrapped = PostgresWriter(connection)
+            if clear:
+                for table in (
+                    "pdfindex_elements",
+                    "pdfindex_pages",
+                    "pdfindex_files",
+                    "pdfindex_words",
+                ):
+                    connection.execute(f"DELETE FROM {table}")  # readers see the old rows
+                wrapped.changed = True
+            yield wrapped
+            if wrapped.changed:
+                connection.execute(
+                    "UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'"
+                )
+                connection.commit()
+            else:
+                connection.rollback()
+        except BaseException as exc:
+            _discard(connection)
+            if isinstance(exc, psycopg.OperationalError):
+                raise IndexWriteError(
+                    f"writing the index in the database {self.where} failed: {exc}; nothing of "
+                    "this commit was kept"
+                ) from exc
+            raise
+        finally:
+            connection.close()  # the transaction's advisory lock goes with it
+
+    def _lock_writer(self, connection: psycopg.Connection[Any], timeout: float) -> None:
+        """The writer's advisory lock, held until the transaction ends (a killed writer's
+        connection drops, and the lock with it); another holder is waited for."""
+        deadline = time.monotonic() + timeout
+        while not connection.execute(
+            "SELECT pg_try_advisory_xact_lock(%s)", (WRITER_LOCK,)
+        ).fetchone()[0]:  # type: ignore[index]
+            if time.monotonic() >= deadline:
+                raise IndexLocked(
+                    f"another pdfindex process is writing the index in the database "
+                    f"{self.where} (waited {timeout:g} s); try again when it has finished"
+                )
+            time.sleep(0.05)
+
+    def size_bytes(self) -> int:
+        rows = self._rows(
+            "SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0) "
+            "FROM unnest(%s::text[]) AS t",
+            (list(TABLES),),
+        )
+        return int(rows[0][0])
+
+    def segment_count(self) -> int:
+        return 1  # one set of tables; PostgreSQL has no segments to merge
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+
+def _discard(connection: psycopg.Connection[Any]) -> None:
+    try:
+        connection.rollback()
+    except Exception:  # the connection may be broken too: the failure itself is what to show
+        pass
+
+
+def _on_words(tsquery: str, params: list[Any]) -> str:
+    if tsquery in (NOTHING, EVERYTHING):
+        return "false" if tsquery == NOTHING else "true"
+    params.append(tsquery)
+    return "(words @@ %s::tsquery)"
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern for text starting with `prefix` (its % and _ taken literally)."""
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
+class PostgresCandidates:
+    """Candidate pages, their texts read on demand a batch at a time. Texts are read
+    after the query that found the pages: a page removed by a commit in between reads
+    as empty text."""
+
+    def __init__(self, engine: PostgresEngine, refs: list[PageRef]) -> None:
+        self._engine = engine
+        self.refs = refs
+        self._position = {(ref.slug, ref.page): n for n, ref in enumerate(refs)}
+        self._texts: dict[tuple[str, int], str | None] = {}
+
+    def text(self, ref: PageRef) -> str:
+        key = (ref.slug, ref.page)
+        if key not in self._texts:
+            start = self._position.get(key, 0)
+            batch = [(r.slug, r.page) for r in self.refs[start : start + TEXT_BATCH]]
+            batch = [k for k in batch if k not in self._texts] or [key]
+            found = self._engine.texts(batch)
+            for k in batch:
+                self._texts[k] = found.get(k)
+        return self._texts.get(key) or ""
+
+    def page_text(self, slug: str, page: int) -> str | None:
+        key = (slug, page)
+        if key not in self._texts:
+            self._texts[key] = self._engine.texts([key]).get(key)
+        return self._texts[key]

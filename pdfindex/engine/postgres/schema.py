@@ -1,0 +1,143 @@
+"""The PostgreSQL schema: a catalog record per file, a row per page (text stored, words
+as a `tsvector`), a row per visual element, and the vocabulary with page counts.
+
+Every table but the vocabulary is keyed by the document (`path` first in its primary
+key): the distribution key, so Citus can shard the tables by document unchanged
+(`create_distributed_table('pdfindex_pages', 'path')`, and the vocabulary and meta tables
+as reference tables).
+
+Words are what `pdfindex.query.words` says: casefolded `\\w+` runs, tokenised here in
+Python and handed to PostgreSQL as a `tsvector` literal, with positions: what its `simple`
+configuration would hold if its parser split words as pdfindex does. A `tsvector` keeps
+at most 256 positions of a word, positions up to 16,383 and words up to 2,047 bytes; a
+page past those limits is marked `lossy` (1: some positions dropped, 2: some words
+dropped) and stays a candidate of every query that could need what was dropped, so exact
+search still equals the brute-force scan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FORMAT_VERSION = 5  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once
+MAX_LEXEME_BYTES = 2047
+MAX_POSITIONS = 256  # of one word on one page
+MAX_POSITION = 16383
+MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold
+STEM_TEXT_CHARS = 100_000  # of a page's text, stemmed for ranking natural-language queries
+SCHEMA_LOCK = 0x70646669_0001  # advisory lock: creating or replacing the tables
+WRITER_LOCK = 0x70646669_0002  # advisory lock: the one writer
+FUNCTIONS = ("pdfindex_bm25(float8, float8)",)
+TABLES = (
+    "pdfindex_elements",
+    "pdfindex_pages",
+    "pdfindex_files",
+    "pdfindex_words",
+    "pdfindex_meta",
+)
+
+# English Snowball stems without a stop-word list: what the embedded engines' stemmed
+# field holds, for pdfindex.query.Stem.
+STEM_SETUP = (
+    "CREATE TEXT SEARCH DICTIONARY pdfindex_stem (TEMPLATE = snowball, Language = english)",
+    "CREATE TEXT SEARCH CONFIGURATION pdfindex_stems (COPY = english)",
+    "ALTER TEXT SEARCH CONFIGURATION pdfindex_stems ALTER MAPPING REPLACE english_stem "
+    "WITH pdfindex_stem",
+)
+CREATE = (
+    "CREATE TABLE pdfindex_meta (key text PRIMARY KEY, value bigint NOT NULL)",
+    'CREATE TABLE pdfindex_files (path text COLLATE "C" PRIMARY KEY, slug text NOT NULL, '
+    "record jsonb NOT NULL)",
+    "CREATE INDEX pdfindex_files_slug ON pdfindex_files (slug)",
+    "CREATE TABLE pdfindex_pages ("
+    ' path text COLLATE "C" NOT NULL, page integer NOT NULL, slug text NOT NULL,'
+    " text text NOT NULL, words tsvector NOT NULL, length integer NOT NULL,"
+    " lossy smallint NOT NULL,"
+    " stems tsvector GENERATED ALWAYS AS"
+    f" (to_tsvector('pdfindex_stems'::regconfig, left(text, {STEM_TEXT_CHARS}))) STORED,"
+    " PRIMARY KEY (path, page))",
+    # Words and stems kept in the row (compressed), the text moved out first: ranking
+    # reads a page's tsvectors several times, and a TOAST fetch each time cost 3x.
+    "ALTER TABLE pdfindex_pages ALTER COLUMN words SET STORAGE MAIN,"
+    " ALTER COLUMN stems SET STORAGE MAIN, ALTER COLUMN words SET COMPRESSION lz4,"
+    " ALTER COLUMN stems SET COMPRESSION lz4",
+    "CREATE INDEX pdfindex_pages_words ON pdfindex_pages USING gin (words)",
+    "CREATE INDEX pdfindex_pages_stems ON pdfindex_pages USING gin (stems)",
+    "CREATE INDEX pdfindex_pages_slug ON pdfindex_pages (slug, page)",
+    "CREATE INDEX pdfindex_pages_lossy ON pdfindex_pages (path) WHERE lossy > 0",
+    "CREATE TABLE pdfindex_elements ("
+    ' path text COLLATE "C" NOT NULL, n integer NOT NULL, slug text NOT NULL,'
+    " kind text NOT NULL, page integer NOT NULL, record jsonb NOT NULL,"
+    " caption tsvector NOT NULL, context tsvector NOT NULL, PRIMARY KEY (path, n))",
+    "CREATE INDEX pdfindex_elements_slug ON pdfindex_elements (slug)",
+    # BM25's term-frequency part: tf * (k1 + 1) / (tf + norm), norm from the page length,
+    # written with `tf` once: PostgreSQL inlines the function, and would rank twice.
+    "CREATE OR REPLACE FUNCTION pdfindex_bm25(tf float8, norm float8) RETURNS float8"
+    " LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN 2.2 - 2.2 * norm / (tf + norm)",
+    # The index's words and on how many pages each is: typo and prefix expansion, idf.
+    'CREATE TABLE pdfindex_words (word text COLLATE "C" PRIMARY KEY, pages integer NOT NULL)',
+)
+
+
+def create_or_check(connection: Any) -> None:
+    """The tables, created when missing; of another format, dropped and created empty
+    (PdfIndex refills them from the extraction cache). Under an advisory lock, so two
+    processes opening a new database never create them at once."""
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        found = connection.execute(
+            "SELECT value FROM pdfindex_meta WHERE key = 'format'"
+            if _exists(connection, "pdfindex_meta")
+            else "SELECT NULL WHERE false"
+        ).fetchone()
+        if found is not None and found[0] == FORMAT_VERSION:
+            return
+        for table in TABLES:
+            connection.execute(f"DROP TABLE IF EXISTS {table}")
+        for function in FUNCTIONS:
+            connection.execute(f"DROP FUNCTION IF EXISTS {function}")
+        if not connection.execute(
+            "SELECT 1 FROM pg_ts_config WHERE cfgname = 'pdfindex_stems'"
+        ).fetchone():
+            for statement in STEM_SETUP:
+                connection.execute(statement)
+        for statement in CREATE:
+            connection.execute(statement)
+        connection.execute(
+            "INSERT INTO pdfindex_meta VALUES ('format', %s), ('generation', 0)",
+            (FORMAT_VERSION,),
+        )
+
+
+def _exists(connection: Any, table: str) -> bool:
+    return connection.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0]
+
+
+def page_vector(words: list[str]) -> tuple[str, int]:
+    """The `tsvector` literal of a page's words with their positions, and how lossy it
+    is (0: all there; 1: some positions dropped; 2: some words dropped)."""
+    positions: dict[str, list[int]] = {}
+    lossy = 0
+    for number, word in enumerate(words, start=1):
+        if len(word.encode("utf-8")) > MAX_LEXEME_BYTES:
+            lossy = 2
+            continue
+        kept = positions.setdefault(word, [])
+        if number > MAX_POSITION or len(kept) >= MAX_POSITIONS:
+            lossy = max(lossy, 1)
+            if not kept:
+                kept.append(MAX_POSITION)
+            continue
+        kept.append(number)
+    size = sum(len(w.encode("utf-8")) + 2 * len(p) + 8 for w, p in positions.items())
+    if size > MAX_VECTOR_BYTES:
+        return "", 2
+    # \w+ words hold no quote, backslash or space: each is a literal as it is.
+    literal = " ".join(f"'{w}':{','.join(map(str, p))}" for w, p in positions.items())
+    return literal, lossy
+
+
+def plain_vector(words: list[str]) -> str:
+    """A `tsvector` literal of words (element captions and context): page_vector's,
+    whatever it had to drop (elements are ranked, never matched exactly)."""
+    return page_vector(words)[0]

@@ -1,0 +1,117 @@
+"""The postgres engine's writer: a file's parts added, replaced and removed in the
+writer's one transaction, the vocabulary's page counts moved with them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from pdfindex import query as pq
+from pdfindex.engine.postgres.schema import page_vector, plain_vector
+from pdfindex.models import FileRecord
+
+
+class PostgresWriter:
+    """Adds, replaces and removes a file's parts in the writer's transaction; `changed`
+    tells the engine to commit."""
+
+    def __init__(self, connection: psycopg.Connection[Any]) -> None:
+        self._connection = connection
+        self.changed = False
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
+        return self._connection.execute(sql, params)  # type: ignore[arg-type]
+
+    def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
+        self.changed = True
+        cursor = self._connection.cursor()
+        columns = "path, page, slug, text, words, length, lossy"
+        with cursor.copy(f"COPY pdfindex_pages ({columns}) FROM STDIN") as copy:
+            for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), 1):
+                words = pq.words(indexed)
+                vector, lossy = page_vector(words)
+                stored = text.replace("\x00", "\ufffd")  # PostgreSQL text holds no NUL
+                copy.write_row(
+                    (record.path, number, record.slug, stored, vector, len(words), lossy)
+                )
+        self._execute(
+            "INSERT INTO pdfindex_words (word, pages)"
+            " SELECT lexeme, count(*) FROM pdfindex_pages, unnest(words)"
+            " WHERE path = %s GROUP BY lexeme"
+            " ON CONFLICT (word) DO UPDATE SET pages = pdfindex_words.pages + excluded.pages",
+            (record.path,),
+        )
+        self._put_record(record)
+
+    def replace_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
+        self.remove_file(record.path)
+        self.add_file(record, pages, index_text)
+
+    def remove_file(self, path: str) -> None:
+        self.changed = True
+        counted = self._execute(
+            "UPDATE pdfindex_words w SET pages = w.pages - gone.n FROM ("
+            " SELECT lexeme, count(*) AS n FROM pdfindex_pages, unnest(words)"
+            " WHERE path = %s GROUP BY lexeme) gone"
+            " WHERE w.word = gone.lexeme RETURNING w.word, w.pages",
+            (path,),
+        ).fetchall()
+        emptied = [word for word, pages in counted if pages <= 0]
+        if emptied:
+            self._execute("DELETE FROM pdfindex_words WHERE word = ANY(%s)", (emptied,))
+        for table in ("pdfindex_pages", "pdfindex_elements", "pdfindex_files"):
+            self._execute(f"DELETE FROM {table} WHERE path = %s", (path,))
+
+    def replace_record(self, record: FileRecord) -> None:
+        self.changed = True
+        self._put_record(record)
+
+    def _put_record(self, record: FileRecord) -> None:
+        self._execute(
+            "INSERT INTO pdfindex_files (path, slug, record) VALUES (%s, %s, %s)"
+            " ON CONFLICT (path) DO UPDATE SET slug = excluded.slug, record = excluded.record",
+            (record.path, record.slug, _json(asdict(record))),
+        )
+
+    def add_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+        self.changed = True
+        first = self._execute(
+            "SELECT coalesce(max(n), 0) FROM pdfindex_elements WHERE path = %s", (record.path,)
+        ).fetchone()[0]  # type: ignore[index]
+        rows = []
+        for n, element in enumerate(elements, start=first + 1):
+            stored = {**element, "slug": record.slug, "path": record.path}
+            caption = plain_vector(pq.words(f"{element['label']}\n{element['caption']}"))
+            context = plain_vector(pq.words(f"{element['kind']}\n{element['context']}"))
+            rows.append(
+                (
+                    record.path,
+                    n,
+                    record.slug,
+                    element["kind"],
+                    element["page"],
+                    _json(stored),
+                    caption,
+                    context,
+                )
+            )
+        if rows:
+            self._connection.cursor().executemany(
+                "INSERT INTO pdfindex_elements (path, n, slug, kind, page, record, caption,"
+                " context) VALUES (%s, %s, %s, %s, %s, %s, %s::tsvector, %s::tsvector)",
+                rows,
+            )
+
+    def set_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+        self.changed = True
+        self._execute("DELETE FROM pdfindex_elements WHERE path = %s", (record.path,))
+        self.add_elements(record, elements)
+        self.replace_record(record)
+
+
+def _json(value: Any) -> Jsonb:
+    return Jsonb(value)

@@ -1,0 +1,280 @@
+"""The postgres engine against a real PostgreSQL server (tests/pgserver.py): what the
+shared suite cannot see from above the engine. Runs in the postgres pass only (conftest)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from pdfindex import query as pq
+from pdfindex.api import PdfIndex
+from pdfindex.cli import main
+from pdfindex.config import load_settings
+from pdfindex.engine import Engine, open_engine
+from pdfindex.errors import ConfigError, IndexLocked
+from pdfindex.models import FileRecord
+from pdfindex.search.exact import exact_search
+from pdfindex.search.ranked import ranked_search
+from pdfindex.search.textmatch import index_text
+from tests import pdfgen
+from tests.brute import brute_force
+from tests.conftest import POSTGRES, database_for, make_settings
+from tests.test_engines_agree import QUERIES, _pages
+from tests.test_index import page_texts
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+
+def _record(path: str, pages: int) -> FileRecord:
+    slug = path.removesuffix(".pdf").replace("/", "_")
+    return FileRecord(path, slug, "t", pages, 1, 0.0, "0", "ok", None, 0.0, "x")
+
+
+def _add(engine: Engine, path: str, pages: list[str]) -> None:
+    with engine.writer(timeout=5) as writer:
+        writer.add_file(_record(path, len(pages)), pages, [index_text(p) for p in pages])
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    opened = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    yield opened
+    opened.close()
+
+
+def _rows(engine: Engine, sql: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(engine.url) as connection:  # type: ignore[attr-defined]
+        return connection.execute(sql).fetchall()  # type: ignore[arg-type]
+
+
+def test_without_a_database_url_the_error_says_which_setting(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("PDFINDEX_DATABASE_URL")
+    with pytest.raises(ConfigError, match="PDFINDEX_DATABASE_URL"):
+        open_engine(tmp_path, "postgres")
+
+
+def test_settings_show_the_database_url_without_its_password(tmp_path: Path) -> None:
+    url = "postgresql://bob:s3cret@db.example:5432/library"
+    shown = load_settings({"database_url": url}, root=tmp_path).as_dict()["database_url"]
+    assert shown["value"] == "postgresql://bob:***@db.example:5432/library"
+    assert "s3cret" not in repr(load_settings({"database_url": url}, root=tmp_path))
+
+
+def test_a_second_writer_is_told_another_process_writes(engine: Engine) -> None:
+    with engine.writer(timeout=1) as writer:
+        writer.add_file(_record("a.pdf", 1), ["alpha"], ["alpha"])
+        with pytest.raises(IndexLocked, match="another pdfindex process is writing"):
+            with engine.writer(timeout=0.3):
+                pass
+    with engine.writer(timeout=1) as writer:  # released by the commit
+        writer.remove_file("a.pdf")
+
+
+def test_a_commit_is_one_transaction_readers_see_whole(engine: Engine) -> None:
+    """Until the writer commits, readers see the last commit; an error cancels it all."""
+    _add(engine, "old.pdf", ["kept words"])
+    with pytest.raises(RuntimeError):
+        with engine.writer(timeout=1) as writer:
+            writer.remove_file("old.pdf")
+            writer.add_file(_record("new.pdf", 1), ["fresh words"], ["fresh words"])
+            assert set(engine.catalog()) == {"old.pdf"}  # not committed yet
+            raise RuntimeError("the indexer failed mid-commit")
+    assert set(engine.catalog()) == {"old.pdf"}
+    assert [r.path for r in engine.candidates(terms=["kept"]).refs] == ["old.pdf"]
+    assert engine.candidates(terms=["fresh"]).refs == []
+
+
+def test_the_vocabulary_counts_pages_per_word_through_changes(engine: Engine) -> None:
+    _add(engine, "a.pdf", ["alpha beta", "beta gamma"])
+    _add(engine, "b.pdf", ["beta delta"])
+    with engine.writer(timeout=1) as writer:
+        writer.replace_file(_record("a.pdf", 1), ["gamma gamma"], ["gamma gamma"])
+    with engine.writer(timeout=1) as writer:
+        writer.remove_file("b.pdf")
+    stored = dict(_rows(engine, "SELECT word, pages FROM pdfindex_words"))
+    recount = dict(
+        _rows(engine, "SELECT word, ndoc FROM ts_stat('SELECT words FROM pdfindex_pages')")
+    )
+    assert stored == recount == {"gamma": 1}
+    assert engine.similar_terms("gamme", 1) == ["gamma"]
+    assert engine.similar_terms("beta", 1) == []
+
+
+def test_lossy_pages_stay_candidates_so_exact_search_misses_nothing(engine: Engine) -> None:
+    """A tsvector keeps 256 positions of a word, positions to 16,383 and words to 2,047
+    bytes: pages past those limits are still found by exact search."""
+    many = "the " * 300 + "of the end"  # the phrase "of the" after the 256th "the"
+    far = "x " * 17_000 + "far away"  # beyond position 16,383
+    long_word = "y" * 3000  # beyond 2,047 bytes
+    _add(engine, "many.pdf", [many])
+    _add(engine, "far.pdf", [far])
+    _add(engine, "long.pdf", [f"short {long_word} tail"])
+    lossy = dict(_rows(engine, "SELECT path, lossy FROM pdfindex_pages"))
+    assert lossy == {"many.pdf": 1, "far.pdf": 1, "long.pdf": 2}
+    for query, path in [
+        ("of the end", "many.pdf"),
+        ("far away", "far.pdf"),
+        ("y" * 40, "long.pdf"),
+    ]:
+        matches, _ = exact_search(engine, query, limit=5, context_length=0)
+        assert {m.path for m in matches} == {path}, query
+    assert ranked_search(engine, '"far away"')[0] == 1
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(docs=st.lists(page_texts, min_size=1, max_size=3), data=st.data())
+def test_exact_search_equals_brute_force(
+    engine: Engine, docs: list[list[str]], data: st.DataObject
+) -> None:
+    """As tests/test_index.py's property test for the default engine: the postgres
+    engine's candidates never lose a page the brute-force scan matches."""
+    fixed = st.sampled_from(["alpha", "c++", "e.g.", "a.b", "alphabeta", " beta ", "3.14 alpha"])
+    text = data.draw(st.sampled_from([p for pages in docs for p in pages]))
+    if len(text) > 2 and data.draw(st.booleans()):
+        start = data.draw(st.integers(0, len(text) - 2))
+        query = text[start : start + data.draw(st.integers(2, 40))]
+    else:
+        query = data.draw(fixed)
+    assume(query.strip())
+    with engine.writer(timeout=1, clear=True) as writer:
+        for n, pages in enumerate(docs):
+            writer.add_file(_record(f"d{n}.pdf", len(pages)), pages, [index_text(p) for p in pages])
+    expected = [
+        (f"d{n}.pdf", p, s)
+        for n, pages in enumerate(docs)
+        for p, page_text in enumerate(pages, 1)
+        for s, _ in brute_force(page_text, query)
+    ]
+    matches, _ = exact_search(engine, query, limit=1000, context_length=4)
+    assert [(m.path, m.page, m.start) for m in matches] == expected
+
+
+def test_query_kinds_match_what_they_say(engine: Engine) -> None:
+    _add(engine, "a.pdf", ["state of the art methods", "the art of state", "hyphenation rules"])
+    _add(engine, "b.pdf", ["loading the loads", "nothing here"])
+
+    def pages(query: str) -> list[tuple[str, int]]:
+        return sorted((h.path, h.page) for h in ranked_search(engine, query, limit=20)[1])
+
+    assert pages('"state of the"') == [("a.pdf", 1)]
+    assert pages('"state art"~3') == [("a.pdf", 1)]  # up to two words between
+    assert pages("hyphen*") == [("a.pdf", 3)]
+    assert pages("hypenation~2") == [("a.pdf", 3)]
+    assert pages("art AND NOT methods") == [("a.pdf", 2)]
+    assert pages("methods OR loads") == [("a.pdf", 1), ("b.pdf", 1)]
+    assert pages("(state OR loading) art") == [("a.pdf", 1), ("a.pdf", 2)]
+    stemmed = engine.ranked(pq.Stem("load"), 10)
+    assert [(h.path, h.page) for h in stemmed.hits] == [("b.pdf", 1)]
+    assert {"loading", "loads"} <= stemmed.terms
+
+
+def test_ranking_agrees_with_tantivy(tmp_path: Path) -> None:
+    """tests/test_engines_agree.py's check, postgres against tantivy, as strict: the same
+    counts, each top page among the other's first five, the same top page for 85% of the
+    queries, top-10 overlap 0.9 on average (measured: the same top page for 56 of 60
+    queries, overlap 0.99)."""
+    found = {}
+    for name in ("tantivy", "postgres"):
+        opened = open_engine(tmp_path / name, name, database_url=database_for(tmp_path))
+        with opened.writer(timeout=10) as writer:
+            for n in range(40):
+                pages = _pages(n, 10)
+                writer.add_file(
+                    _record(f"d{n:02}.pdf", len(pages)), pages, [index_text(p) for p in pages]
+                )
+        found[name] = opened
+    try:
+        same_first = compared = 0
+        overlaps = []
+        for query in QUERIES:
+            results = {n: ranked_search(e, query, limit=10) for n, e in found.items()}
+            assert results["tantivy"][0] == results["postgres"][0], query
+            first, second = ([(h.path, h.page) for h in r[1]] for r in results.values())
+            if not first:
+                continue
+            compared += 1
+            same_first += first[0] == second[0]
+            assert first[0] in second[:5] and second[0] in first[:5], query
+            overlaps.append(len(set(first) & set(second)) / max(len(first), len(second)))
+        assert compared >= 50
+        assert same_first >= 0.85 * compared, (same_first, compared)
+        assert min(overlaps) >= 0.6 and sum(overlaps) / len(overlaps) >= 0.9, overlaps
+    finally:
+        for opened in found.values():
+            opened.close()
+
+
+def test_two_servers_read_one_library(tmp_path: Path) -> None:
+    """One process indexes; a second, on another root (standing for another host),
+    answers from the same database at once, with nothing indexed locally."""
+    first, second = tmp_path / "one", tmp_path / "two"
+    pdfgen.write_pdf(first / "files" / "shared.pdf", ["a page about hyphenation"])
+    url = database_for(tmp_path)
+    writer = PdfIndex(make_settings(first, database_url=url))
+    writer.reindex()
+    reader = PdfIndex(make_settings(second, database_url=url))
+    try:
+        hits = reader.search("hyphenation")[1]
+        assert [(h.path, h.page) for h in hits] == [("shared.pdf", 1)]
+        assert [m.path for m in reader.exact("about hyphen")[0]] == ["shared.pdf"]
+    finally:
+        writer.close()
+        reader.close()
+
+
+def test_the_cli_reads_the_engine_and_database_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pdfgen.write_pdf(tmp_path / "files" / "doc.pdf", ["Kerning tables explained"])
+    runner = CliRunner()
+    built = runner.invoke(main, ["reindex", "--root", str(tmp_path)])
+    assert built.exit_code == 0, built.output
+    assert not (tmp_path / "index" / "tantivy").exists()
+    # A separate process, as another host's CLI would be.
+    found = subprocess.run(
+        [sys.executable, "-m", "pdfindex", "search", "--root", str(tmp_path), "kerning", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert found.returncode == 0, found.stderr
+    assert '"doc.pdf"' in found.stdout
+
+
+def test_searches_keep_answering_while_a_writer_commits(engine: Engine) -> None:
+    """Readers share one connection across threads; a long commit blocks none of them."""
+    _add(engine, "base.pdf", ["steady words"])
+    errors: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            for _ in range(20):
+                assert [r.path for r in engine.candidates(terms=["steady"]).refs] == ["base.pdf"]
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    with engine.writer(timeout=1) as writer:
+        for n in range(30):
+            writer.add_file(_record(f"n{n}.pdf", 1), ["moving words"], ["moving words"])
+        threads = [threading.Thread(target=search) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert not errors
+    assert len(engine.candidates(terms=["moving"]).refs) == 30
+    assert POSTGRES["server"] is not None
