@@ -45,22 +45,47 @@ POSTGRES_MODULES = {
     "test_incremental.py",
     "test_tools.py",
     "test_visual.py",
-    "test_server.py",
-    "test_live.py",
     "test_postgres.py",
 }
 POSTGRES: dict[str, pgserver.PgServer | None] = {"server": None}  # the postgres pass's
 DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
 
 
+# Run in the default engine's pass only (CI's time budget): modules that do not depend on
+# the engine (text functions, conversion, the README, the import contract, the benchmark
+# harness), and slow tests whose engine part other tests cover (a full disk while the text
+# cache is written, and under serve; the SIGKILL loop, which benchmarks.reliability runs on
+# every embedded engine).
+ONE_PASS = {
+    "test_textmatch.py",
+    "test_text.py",
+    "test_convert.py",
+    "test_architecture.py",
+    "test_readme.py",
+    "test_benchmarks_smoke.py",
+    "test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log",
+    "test_sigkill_loop_during_reindex_ends_equal_to_a_fresh_build",
+}
+
+
+def _one_pass_only(item: pytest.Item, params: dict[str, object]) -> bool:
+    name = getattr(item, "originalname", item.name)
+    return item.path.name in ONE_PASS or name in ONE_PASS or params.get("filled_by") == "text cache"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The postgres pass: only POSTGRES_MODULES; test_postgres.py: only in that pass."""
+    """The postgres pass: only POSTGRES_MODULES; test_postgres.py: only in that pass;
+    ONE_PASS: only in the default engine's pass."""
     kept, dropped = [], []
     for item in items:
         callspec = getattr(item, "callspec", None)
-        postgres = callspec is not None and callspec.params.get("index_engine") == "postgres"
+        params = callspec.params if callspec is not None else {}
+        engine = params.get("index_engine", DEFAULT_ENGINE)
+        postgres = engine == "postgres"
         in_list = item.path.name in POSTGRES_MODULES
         if postgres != in_list and (postgres or item.path.name == "test_postgres.py"):
+            dropped.append(item)
+        elif engine != DEFAULT_ENGINE and _one_pass_only(item, params):
             dropped.append(item)
         else:
             kept.append(item)
