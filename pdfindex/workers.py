@@ -90,18 +90,24 @@ class _Worker:
         self.ready = True
 
     def stop(self, kill: bool = False) -> None:
-        if kill or not self.ready:
-            self.process.kill()
-        else:
-            try:
-                self.conn.send(None)
-            except OSError:
-                self.process.kill()
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
-        self.conn.close()
+        stop_worker(self.process, self.conn, kill or not self.ready)
+
+
+def stop_worker(process: Any, conn: Connection, kill: bool = False) -> None:
+    """Ask a worker process to end (None on its pipe) or kill it; reaped either way, and
+    killed if it has not ended within 5 s."""
+    if kill:
+        process.kill()
+    else:
+        try:
+            conn.send(None)
+        except OSError:
+            process.kill()
+    process.join(timeout=5)
+    if process.is_alive():
+        process.kill()
+        process.join()
+    conn.close()
 
 
 class IsolatedCalls:
@@ -134,6 +140,9 @@ class IsolatedCalls:
         module, name = function.split(":")
         try:
             worker.wait_ready(deadline)
+        except TimeoutError:  # before OSError, of which it is a kind
+            self._discard(worker)
+            raise RequestTimeout.after(timeout, what) from None
         except (EOFError, OSError):
             code = worker.process.exitcode
             self._discard(worker)
@@ -141,16 +150,13 @@ class IsolatedCalls:
                 f"{what}: its worker process could not start (exit code {code}); "
                 "the server log has its error"
             ) from None
-        except TimeoutError:
-            self._discard(worker)
-            raise RequestTimeout.after(timeout, what) from None
         try:
             worker.conn.send((module, name, args, kwargs))
             send_handle(worker.conn, fd, worker.process.pid)
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
                 raise TimeoutError
             status, value = worker.conn.recv()
-        except TimeoutError:
+        except TimeoutError:  # before OSError, of which it is a kind
             log.warning("%s stopped after %ss: its worker is killed", function, timeout)
             self._discard(worker)
             raise RequestTimeout.after(timeout, what) from None

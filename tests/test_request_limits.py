@@ -97,6 +97,12 @@ def test_a_page_image_past_the_limit_answers_in_time(limited: InMemory) -> None:
     result = limited.call("get_page_image", document_slug="doc", page_number=1)
     assert result.is_error
     assert "rendering page 1 took longer than the time limit" in text_of(result)
+    # With no worker started yet, the limit also names itself, not a failed start.
+    index = limited.app.index
+    index.isolated.close()
+    index.isolated = type(index.isolated)(2, 4096, index.isolated.preload)
+    fresh = limited.call("extract_pdf_page", file="doc.pdf", pages=[1], output_format="plain")
+    assert fresh.is_error and "took longer than the time limit" in text_of(fresh)
     with_settings(limited, request_timeout=30)
     image = image_of(limited.call("get_page_image", document_slug="doc", page_number=1))
     assert image.width > 100

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pdfindex.errors import ConfigError
 from pdfindex.models import FileRecord, PageHit, PageRef
-from pdfindex.query import Node
+from pdfindex.query import Node, Or, Phrase, Prefix, Term
 
 SERVER_ENGINES = ("postgres",)  # keep the index in a database server, not in a folder
 
@@ -31,6 +31,20 @@ def engines() -> list[str]:
 def embedded_engines() -> list[str]:
     """The engines that keep their index in a folder of their own: nothing to run."""
     return [name for name in engines() if name not in SERVER_ENGINES]
+
+
+def candidate_nodes(
+    terms: list[str] | None = None,
+    prefixes: list[str] | None = None,
+    any_of: list[list[str]] | None = None,
+    phrases: list[list[str]] | None = None,
+) -> list[Node]:
+    """`Engine.candidates`' filters as query nodes, all required, for an engine to compile."""
+    nodes: list[Node] = [Term(t) for t in terms or []]
+    nodes += [Prefix(p) for p in prefixes or []]
+    nodes += [Or(tuple(Term(w) for w in group)) for group in any_of or []]
+    nodes += [Phrase(tuple(words)) for words in phrases or []]
+    return nodes
 
 
 class RankedPages(NamedTuple):

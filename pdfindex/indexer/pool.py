@@ -20,6 +20,7 @@ from pdfindex.extract.adapters.base import FAILED, Extraction
 from pdfindex.extract.worker import ExtractOptions
 from pdfindex.memory import cap_memory, release_freed_memory
 from pdfindex.paths import Identity, fd_path, open_regular
+from pdfindex.workers import stop_worker
 
 ELEMENTS = "elements"  # the task name of an elements-pass job
 
@@ -109,18 +110,7 @@ class _Worker:
         self.deadline = 0.0
 
     def stop(self, kill: bool = False) -> None:
-        if kill:
-            self.process.kill()
-        else:
-            try:
-                self.conn.send(None)
-            except OSError:
-                self.process.kill()
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
-        self.conn.close()
+        stop_worker(self.process, self.conn, kill)
 
 
 class ExtractionPool:

@@ -15,7 +15,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pdfindex import query as pq
-from pdfindex.engine import RankedPages
+from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.postgres.compiler import (
     EVERYTHING,
     K1,
@@ -132,10 +132,7 @@ class PostgresEngine:
         path: str | None = None,
         phrases: list[list[str]] | None = None,
     ) -> PostgresCandidates:
-        nodes: list[pq.Node] = [pq.Term(t) for t in terms or []]
-        nodes += [pq.Prefix(p) for p in prefixes or []]
-        nodes += [pq.Or(tuple(pq.Term(w) for w in group)) for group in any_of or []]
-        nodes += [pq.Phrase(tuple(words)) for words in phrases or []]
+        nodes = candidate_nodes(terms, prefixes, any_of, phrases)
         conditions: list[str] = []
         params: list[Any] = []
         if nodes:

@@ -15,7 +15,7 @@ import tantivy
 from tantivy import FieldType, Occur, Query
 
 from pdfindex import query as pq
-from pdfindex.engine import RankedPages
+from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.tantivy.compiler import compile_query
 from pdfindex.engine.tantivy.schema import (
     ELEMENT,
@@ -119,10 +119,7 @@ class TantivyEngine:
         path: str | None = None,
         phrases: list[list[str]] | None = None,
     ) -> TantivyCandidates:
-        nodes: list[pq.Node] = [pq.Term(t) for t in terms or []]
-        nodes += [pq.Prefix(p) for p in prefixes or []]
-        nodes += [pq.Or(tuple(pq.Term(w) for w in group)) for group in any_of or []]
-        nodes += [pq.Phrase(tuple(words)) for words in phrases or []]
+        nodes = candidate_nodes(terms, prefixes, any_of, phrases)
         clauses = [
             (Occur.Must, compile_query(node, self._schema, {"content": 1.0})) for node in nodes
         ]
