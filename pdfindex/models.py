@@ -52,6 +52,9 @@ class FileRecord:
     image_pages: list[int] = field(default_factory=list)  # large images: element candidates
     element_pages: list[int] = field(default_factory=list)  # what the elements pass reads
     notes: list[str] = field(default_factory=list)
+    # len(text.splitlines()) of each stored page: a regex search that reads only some
+    # pages still numbers lines across the file (None: indexed before it was kept)
+    page_lines: list[int] | None = None
 
 
 @dataclass(frozen=True)

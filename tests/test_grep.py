@@ -1,19 +1,27 @@
 """search_in_file skips a page with one whole-page search only when no line of it could
-match: the page filter never hides a line match (a property over generated pages)."""
+match: the page filter never hides a line match (a property over generated pages); the
+index words a pattern requires are on every page it matches (a property too), and a
+search that reads only those pages finds what a scan of every line finds."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from pdfindex.api import PdfIndex
+from pdfindex.query import words
+from pdfindex.search.regexwords import required_words
+from pdfindex.search.textmatch import index_text
 from pdfindex.tools.grep import (
     _hopeful_lines,
     _line_counter,
+    _narrowed,
     _pages_with_matches,
     compile_pattern,
     page_filter,
+    search_in_file,
 )
 
 WORDS = ["node", "distance", "Node", "dist", "a", "aa", "x1", "_y", "née", "ǅz"]
@@ -89,5 +97,89 @@ def test_matching_lines_and_line_numbers_equal_a_line_by_line_scan(
         expected = [n for n, line in enumerate(lines, start=1) if line_pattern.search(line)]
         if expected:
             assert number in hopeful
-        found = _hopeful_lines(whole_page, text, len(lines), _find)
+        found = _hopeful_lines(whole_page, text, _find)
         assert [n for n in found if line_pattern.search(lines[n - 1])] == expected
+
+
+NARROWED = [
+    r"node\s+distance",
+    r" node ",
+    r"node[ \t]dist",
+    r"(no)de\s+x1",
+    r"a\s+aa-",
+    r"colou?r\s+node",
+    r"_y\s+née",
+    r"x1{1,2}\s+a",
+    r"[-\s]+node\s",
+    r"Node\s*distance",
+    r"(node|a)\s+dist",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@example(parts=[("Node", ""), ("distance", " ")], pattern=r"Node\s*distance", case_sensitive=False)
+@example(parts=[("a", " "), ("node", "_y ")], pattern=r" node ", case_sensitive=True)
+@given(
+    parts=st.lists(
+        st.tuples(st.sampled_from(WORDS), st.sampled_from([*SEPARATORS, ""])), max_size=12
+    ),
+    pattern=st.sampled_from(NARROWED + PATTERNS),
+    case_sensitive=st.booleans(),
+)
+def test_every_page_a_pattern_matches_holds_the_words_it_requires(
+    parts: list[tuple[str, str]], pattern: str, case_sensitive: bool
+) -> None:
+    """What the index holds of a page (casefolded \\w+ words of its index text): each
+    required word, and a word starting with each required start, whenever a line matches."""
+    page = "".join(word + separator for word, separator in parts)
+    line_pattern = compile_pattern(pattern, case_sensitive)
+    if not any(line_pattern.search(line) for line in page.splitlines()):
+        return
+    held = set(words(index_text(page)))
+    whole, starts = required_words(pattern)
+    assert set(whole) <= held, (page, pattern)
+    for start in starts:
+        assert any(word.startswith(start) for word in held), (page, pattern, start)
+
+
+def test_required_words_of_patterns() -> None:
+    assert required_words(r"node\s+distance") == ([], ["distance"])
+    assert required_words(r"\\usepackage\{geometry\}") == (["geometry", "usepackage"], [])
+    assert required_words(r"(node|edge) of") == ([], ["of"])
+    assert required_words(r"node\s*distance") == ([], [])  # nothing may stand between
+    for unsure in (r"node", r"^ node ", r"(?i) node ", r" x{e<=1} ", r"[[a-z]--[q]] node "):
+        assert required_words(unsure) == ([], []), unsure
+
+
+def _every_line(index: PdfIndex, slug: str, pattern: str) -> list[tuple[int, int, int, str]]:
+    """(page, line in file, line in page, line) of each matching line: a scan of them all."""
+    line_pattern = compile_pattern(pattern, False)
+    found, before = [], 0
+    for page, text in enumerate(index.engine.page_texts(slug), start=1):
+        lines = text.splitlines()
+        for number, line in enumerate(lines, start=1):
+            if line_pattern.search(line):
+                found.append((page, before + number, number, line))
+        before += len(lines)
+    return found
+
+
+def test_a_search_of_the_pages_the_index_names_equals_a_scan_of_every_line(
+    indexed: PdfIndex,
+) -> None:
+    record = indexed.engine.record("large.pdf")
+    assert record is not None and record.page_lines is not None
+    assert len(record.page_lines) == record.pages == 320
+    vocabulary = sorted(set(words(indexed.engine.page_texts(record.slug)[7])))
+    rare, common = vocabulary[len(vocabulary) // 3], vocabulary[-1]
+    patterns = [rf"\s{rare}\s", rf"{common}\s+\w+", rf"{rare}\W", r"marker\s+p00[12]", "page"]
+    for pattern in patterns:
+        result = search_in_file(indexed, "large.pdf", pattern, context_lines=0)
+        got = [
+            (m["page"], m["line_number"], m["line_in_page"], m["content"])
+            for m in result["matches"]
+        ]
+        assert got == _every_line(indexed, record.slug, pattern)[: len(got)], pattern
+        assert result["total_matches"] == len(_every_line(indexed, record.slug, pattern))
+    narrowed = _narrowed(indexed, record, r"marker\s+p001")
+    assert narrowed is not None and 0 < len(narrowed) < record.pages

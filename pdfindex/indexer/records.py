@@ -39,6 +39,7 @@ def new_record(
         ocr_missing=len(extraction.ocr_missing),
         notes=extraction.notes,
         image_pages=extraction.image_pages,
+        page_lines=[len(page.splitlines()) for page in extraction.pages],
     )
 
 

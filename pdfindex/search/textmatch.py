@@ -31,8 +31,11 @@ _MAX_JOIN_PARTS = 8
 def fold(text: str) -> tuple[str, list[int] | None]:
     """Casefolded text and a map from folded to original offsets (None = identical).
 
-    casefold() maps each character to one or more; equal lengths mean one-to-one.
+    casefold() maps each character to one or more; equal lengths mean one-to-one. An
+    ASCII text folds as lower() does, which is twice as fast.
     """
+    if text.isascii():
+        return text.lower(), None
     folded = text.casefold()
     if len(folded) == len(text):
         return folded, None

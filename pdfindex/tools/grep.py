@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -17,11 +18,14 @@ import regex
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
+from pdfindex.models import FileRecord
+from pdfindex.search.regexwords import required_words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.names import find_document, readable
 from pdfindex.tools.results import SearchInFileResult
 
 MAX_PATTERN = 1000
+PageLines = tuple[int, str, int]  # page number, its text, lines of the pages before it
 TIME_LIMIT = 2.0  # seconds of matching per call
 
 
@@ -73,27 +77,41 @@ def _pages_with_matches(
     return found
 
 
-def _hopeful_lines(
-    whole_page: regex.Pattern, text: str, count: int, find: Callable[..., int]
-) -> Iterable[int]:
+def _hopeful_lines(whole_page: regex.Pattern, text: str, find: Callable[..., int]) -> Iterable[int]:
     """Line numbers (1-based) of `text` where a match of `whole_page` starts, searching
     the page from line to line instead of each of its lines. A line that matches on its
     own is a place the page matches too, so the leftmost match from any earlier line
     start lies at or before it: no matching line is skipped. Lines as splitlines() makes
-    them (all lines, when the two disagree)."""
+    them (all lines, when the two disagree). A page without a match costs one search."""
+    start = find(whole_page, text, 0)
+    if start < 0:
+        return
+    if _OTHER_BREAK.search(text) is None:  # lines end at \n only: count them where needed
+        count = text.count("\n") + (1 if text and text[-1] != "\n" else 0)
+        number = text.count("\n", 0, start) + 1
+        while number <= count:
+            yield number
+            end = text.find("\n", start)  # the end of the line just yielded
+            if end < 0:
+                return
+            start = find(whole_page, text, end + 1)
+            if start < 0:
+                return
+            number += 1 + text.count("\n", end + 1, start)
+        return
+    count = len(text.splitlines())
     starts = [0] + [found.end() for found in _LINE_BREAK.finditer(text)]
     if starts[-1] == len(text) and len(starts) > 1:
         starts.pop()  # a final line break ends the last line, it starts no new one
     if len(starts) != count:
         yield from range(1, count + 1)
         return
-    position = 0
-    while (start := find(whole_page, text, position)) >= 0:
+    while start >= 0:
         number = bisect.bisect_right(starts, start)
         yield number
         if number >= count:
             return
-        position = starts[number]
+        start = find(whole_page, text, starts[number])
 
 
 _LINE_BREAK = regex.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -109,6 +127,38 @@ def _line_counter(joined: str) -> Callable[[str], int]:
 
 
 _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+_OTHER_BREAK = re.compile(f"[{''.join(_OTHER_BREAKS)}]")
+
+
+def _narrowed(index: PdfIndex, record: FileRecord, pattern: str) -> list[PageLines] | None:
+    """The pages the index says can hold a match (they have every word the pattern
+    requires), with the lines of the pages before each from the catalog record, so the
+    other pages are never read; None when the pattern requires no word or the record
+    predates its line counts."""
+    counts = record.page_lines
+    if counts is None or len(counts) != record.pages:
+        return None
+    words, starts = required_words(pattern)
+    if not words and not starts:
+        return None
+    found = index.engine.candidates(slug=record.slug, terms=words, prefixes=starts)
+    before = list(itertools.accumulate(counts, initial=0))
+    return [(ref.page, found.text(ref), before[ref.page - 1]) for ref in found.refs]
+
+
+def _every_page(
+    texts: list[str], whole_page: regex.Pattern | None, find: Callable[..., int]
+) -> Iterable[PageLines]:
+    """Every page that can hold a match (all of them without a page filter), with the
+    lines of the pages before it, counted from the texts."""
+    joined = "\n".join(texts)
+    hopeful = _pages_with_matches(whole_page, texts, joined, find) if whole_page else None
+    line_count = _line_counter(joined)
+    lines_before = 0  # lines of the earlier pages: the file is its pages, one after another
+    for page_number, text in enumerate(texts, start=1):
+        if hopeful is None or page_number - 1 in hopeful:
+            yield page_number, text, lines_before
+        lines_before += line_count(text)
 
 
 def search_in_file(
@@ -141,24 +191,17 @@ def search_in_file(
                 "simplify it, e.g. avoid nested quantifiers like (a+)+"
             ) from exc
 
-    texts = index.engine.page_texts(record.slug)
-    joined = "\n".join(texts)
-    hopeful = _pages_with_matches(whole_page, texts, joined, find) if whole_page else None
-    line_count = _line_counter(joined)
-    lines_before = 0  # lines of the earlier pages: the file is its pages, one after another
-    for page_number, text in enumerate(texts, start=1):
-        before = lines_before
-        if hopeful is not None and page_number - 1 not in hopeful:
-            lines_before += line_count(text)
-            continue  # no line of this page can match
+    pages = _narrowed(index, record, pattern) if whole_page else None
+    if pages is None:
+        pages = _every_page(index.engine.page_texts(record.slug), whole_page, find)
+    for page_number, text, before in pages:
         deadline.check()  # a page at a time: a request past its limit stops here
+        numbers = list(_hopeful_lines(whole_page, text, find)) if whole_page else None
+        if numbers == []:
+            continue  # no line of this page matches
         lines = text.splitlines()
-        lines_before += len(lines)
-        numbers = (
-            _hopeful_lines(whole_page, text, len(lines), find)
-            if whole_page
-            else range(1, len(lines) + 1)
-        )
+        if numbers is None:
+            numbers = list(range(1, len(lines) + 1))
         for number in numbers:
             line = lines[number - 1]
             if find(compiled, line) >= 0:

@@ -25,9 +25,10 @@ from pdfindex.engine.formats import (
 )
 
 # 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); 3: path
-# and slug stored; 4: the stemmed field. An older index is started empty and refilled from
-# the extraction cache.
-FORMAT_VERSION = 4
+# and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
+# pages' line counts (a regex reads only the pages it can match). An older index is
+# started empty and refilled from the extraction cache.
+FORMAT_VERSION = 5
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
