@@ -43,6 +43,12 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+def word_set(texts: list[str]) -> set[str]:
+    """The distinct words of `texts` as words() gives them: each casefolded once, not
+    once per occurrence (a page holds each word about three times)."""
+    return {w.casefold() for text in texts for w in set(_WORD.findall(text))}
+
+
 def stem_candidates(texts: list[str], stems: set[str]) -> list[str]:
     """The words of `texts` that may have one of these English stems: those starting as
     the stem does but for its last letter (family -> famili, loading -> load), so an

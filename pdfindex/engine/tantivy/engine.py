@@ -209,7 +209,7 @@ class TantivyEngine:
                 terms.update(word for word, _count in expanded)
             else:
                 if hit_words is None:
-                    hit_words = sorted({w for hit in hits for w in pq.words(hit.text)})
+                    hit_words = sorted(pq.word_set([hit.text for hit in hits]))
                 terms.update(within(hit_words, leaf.text, leaf.distance))
         return terms
 
