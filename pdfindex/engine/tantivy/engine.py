@@ -3,7 +3,10 @@ atomic commits (pdfindex.engine.Engine)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +38,7 @@ from pdfindex.models import FileRecord, PageHit, PageRef
 # grows with what is indexed. At 48k pages, 20/50/100 MB gave a peak of 172/176/221 MB and
 # 32 MB costs no build speed; Tantivy refuses less than 15 MB per indexing thread.
 DEFAULT_WRITER_MB = 32
+FULL_DISK_BYTES = 1 << 20  # free space below which a failed segment write means a full disk
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 
 
@@ -277,8 +281,9 @@ class TantivyEngine:
             else:
                 raw.rollback()
         except BaseException as exc:
+            cause = _killed_by_full_disk(exc, self.directory) or exc  # before files go
             _discard(raw)
-            failed = IndexWriteError.about(exc, self.folder)
+            failed = IndexWriteError.about(cause, self.folder)
             if failed is not None:
                 raise failed from exc
             raise
@@ -309,6 +314,19 @@ class TantivyEngine:
 
     def close(self) -> None:
         """Nothing to release: readers hold no lock, and the writer is closed per use."""
+
+
+def _killed_by_full_disk(exc: BaseException, directory: Path) -> OSError | None:
+    """Tantivy says only that its writer thread was killed when writing a segment failed
+    (its commit would name the cause, but must not be tried); a disk left full by that
+    write is the cause to report."""
+    if "index writer was killed" not in str(exc):
+        return None
+    try:
+        full = shutil.disk_usage(directory).free < FULL_DISK_BYTES
+    except OSError:
+        return None
+    return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)) if full else None
 
 
 def _discard(raw: tantivy.IndexWriter) -> None:
