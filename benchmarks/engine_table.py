@@ -1,7 +1,8 @@
 """`python -m benchmarks.engine_table ROOT --engine NAME`: the latency table of issue 11
 (rare and common words, phrases of common words, a prefix, a typo, a question, boolean,
 exact search, search_pdf and a regex in one long document) on an already indexed root,
-in-process, with the process's RSS before and after opening a searcher.
+in-process, with the process's RSS before and after opening a searcher. `--engine` given
+several times measures each engine in turn, one column pair each (the same root).
 
 For a ≥ 40,000-page real corpus: `../shared/tools/make-corpus.sh` (CORPUS=DIR), then
 `pdfindex reindex --root ROOT --files-dir DIR/full --engine NAME`, then this. The postgres
@@ -30,19 +31,41 @@ def rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path)
-    parser.add_argument("--engine", default="tantivy")
+    parser.add_argument(
+        "--engine",
+        action="append",
+        help="an index engine (repeat for several, side by side; default tantivy)",
+    )
     parser.add_argument("--files-dir", type=Path, help="files folder (default ROOT/files)")
     parser.add_argument("--database-url", help="the postgres engine's database")
     parser.add_argument("--document", default="generic_pgf_pgfmanual", help="a long PDF's name")
     parser.add_argument("--runs", type=int, default=6)
     args = parser.parse_args()
+    engines = args.engine or ["tantivy"]
+    tables = [measure(args, engine) for engine in engines]
+    head = " | ".join(f"{e} p50 ms | {e} max ms" for e in engines)
+    print(f"| query | pages / matches | {head} |")
+    print("|---|---:|" + "---:|---:|" * len(engines))
+    for row, name in enumerate(name for name, *_ in tables[0][0]):
+        counts = {f"{t[0][row][1]:,}" for t in tables}
+        cells = " | ".join(f"{t[0][row][2]:.2f} | {t[0][row][3]:.2f}" for t in tables)
+        print(f"| {name} | {' / '.join(sorted(counts))} | {cells} |")
+    print()
+    for engine, (_, rss) in zip(engines, tables, strict=True):
+        print(f"RSS ({engine}): {rss}")
+
+
+def measure(
+    args: argparse.Namespace, engine: str
+) -> tuple[list[tuple[str, int, float, float]], str]:
+    """Each case's count, p50 and max (ms) on `engine`, and what the process's RSS was."""
     started = rss_mb()
     from pdfindex import PdfIndex, load_settings
     from pdfindex.search.ranked import ranked_search
     from pdfindex.tools.exact import search_pdf
     from pdfindex.tools.grep import search_in_file
 
-    values: dict[str, object] = {"engine": args.engine}
+    values: dict[str, object] = {"engine": engine}
     if args.files_dir:
         values["files_dir"] = args.files_dir
     if args.database_url:
@@ -75,8 +98,7 @@ def main() -> None:
             lambda: search_in_file(index, f"{doc}.pdf", r"node\s+distance")["total_matches"],
         ),
     ]
-    print(f"| query ({args.engine}) | pages / matches | p50 ms | max ms |")
-    print("|---|---:|---:|---:|")
+    rows = []
     for name, call in cases:
         found = call()  # warm-up
         times = []
@@ -84,12 +106,13 @@ def main() -> None:
             begin = time.perf_counter()
             call()
             times.append((time.perf_counter() - begin) * 1000)
-        print(f"| {name} | {found:,} | {statistics.median(times):.2f} | {max(times):.2f} |")
-    print(
-        f"\nRSS: {started:.0f} MB at start, {imported:.0f} MB with pdfindex imported and the index "
-        f"open, {opened:.0f} MB after the first search, {rss_mb():.0f} MB at the end."
+        rows.append((name, found, statistics.median(times), max(times)))
+    rss = (
+        f"{started:.0f} MB before opening, {imported:.0f} MB with the index open, "
+        f"{opened:.0f} MB after the first search, {rss_mb():.0f} MB at the end"
     )
     index.close()
+    return rows, rss
 
 
 if __name__ == "__main__":

@@ -17,27 +17,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pdfindex.config import Settings
-from pdfindex.engine import open_engine
+from pdfindex.engine import RankedPages, open_engine
 from pdfindex.errors import (
     ConfigError,
     DocumentNotFound,
     IndexLocked,
     InvalidQuery,
     PageOutOfRange,
+    PathOutsideFiles,
     PdfIndexError,
 )
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
+from pdfindex.indexer.sources import Scope, SourceUnreachable, scope_of, split_named
 from pdfindex.models import ExactMatch, FileRecord, PageHit, Summary
 from pdfindex.paths import base_slug, check_folders, relative_posix, resolve_inside
 from pdfindex.query import Node
 from pdfindex.search.exact import MAX_LIMIT, exact_search
-from pdfindex.search.ranked import ranked_search
+from pdfindex.search.ranked import ranked_pages, ranked_search
 from pdfindex.workers import IsolatedCalls
 
 if TYPE_CHECKING:
     from pdfindex.extract.cache import ExtractionCache
     from pdfindex.indexer.live import LiveIndex
     from pdfindex.indexer.update import Indexer, Progress, Step
+    from pdfindex.semantic.library import Semantic
 
 log = logging.getLogger(__name__)
 _PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
@@ -59,11 +62,16 @@ class PdfIndex:
         if not os.access(settings.index_dir, os.W_OK):
             raise ConfigError(f"index folder {settings.index_dir} is not writable")
         self.engine = open_engine(
-            settings.index_dir, settings.engine, settings.writer_memory_mb, settings.database_url
+            settings.index_dir,
+            settings.engine,
+            settings.writer_memory_mb,
+            settings.database_url,
+            settings.read_url,
         )
         self._cache: ExtractionCache | None = None
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None
+        self._semantic: Semantic | None = None
         # Killable processes that render and convert pages (started on first use).
         self.isolated = IsolatedCalls(
             min(2, settings.worker_count),
@@ -118,6 +126,49 @@ class PdfIndex:
             self._indexer = Indexer(self.settings, self.engine, self.cache)
         return self._indexer
 
+    @property
+    def semantic(self) -> Semantic | None:
+        """The page embeddings (setting `semantic`), loaded on first use; None when off,
+        so a process without it never imports the model's libraries."""
+        if not self.settings.semantic:
+            return None
+        if self._semantic is None:
+            try:
+                from pdfindex.semantic.library import Semantic
+            except ImportError as exc:
+                raise ConfigError(
+                    f"semantic = true needs the semantic extra ({exc.name} is not installed): "
+                    "pip install -e '.[semantic]'"
+                ) from exc
+            self._semantic = Semantic(self.settings, self.engine)
+        return self._semantic
+
+    def ranked(
+        self, query: str, tree: Node, limit: int, slug: str | None = None, snippets: bool = True
+    ) -> tuple[RankedPages, str]:
+        """Ranked pages for a user's query and the ranking used: hybrid (BM25 fused with
+        page embeddings) for questions when `semantic` is on (`semantic.fusion.applies`),
+        else BM25."""
+        semantic = self.semantic
+        if semantic is not None:
+            from pdfindex.semantic.fusion import applies, hybrid_pages
+        if semantic is None or not applies(query):
+            return ranked_pages(self.engine, tree, limit, slug=slug, snippets=snippets), "bm25"
+        found = hybrid_pages(self.engine, semantic, query, tree, limit, slug, snippets)
+        return found, semantic.label()
+
+    def rank_elements(
+        self, query: str, hits: list[tuple[dict[str, Any], float]], limit: int
+    ) -> tuple[list[tuple[dict[str, Any], float]], str]:
+        """Elements found by BM25, re-ordered with their page's similarity to the query
+        when `semantic` is on and the query a question; and the ranking used."""
+        semantic = self.semantic
+        if semantic is not None:
+            from pdfindex.semantic.fusion import applies, hybrid_elements
+        if semantic is None or not applies(query):
+            return hits[:limit], "bm25"
+        return hybrid_elements(semantic, query, hits, limit), semantic.label()
+
     def live(
         self,
         watch: bool = True,
@@ -153,6 +204,8 @@ class PdfIndex:
         return f" (indexing is under way: {doing}; retry shortly)" if doing else ""
 
     def close(self) -> None:
+        if self._semantic is not None:
+            self._semantic.stop()
         self.isolated.close()
         self.engine.close()
 
@@ -165,13 +218,17 @@ class PdfIndex:
         commit_interval: float = 60.0,
         should_stop: Callable[[], bool] | None = None,
         elements_should_stop: Callable[[], bool] | None = None,
+        take_over_source: bool = False,
     ) -> Summary:
+        if self._semantic is not None:
+            self._semantic.changed()  # its vectors are checked against the new catalog
         return self.indexer.reindex(
             full=full,
             progress=progress,
             commit_interval=commit_interval,
             should_stop=should_stop,
             elements_should_stop=elements_should_stop,
+            take_over_source=take_over_source,
         )
 
     def stats(self) -> dict[str, Any]:
@@ -204,6 +261,7 @@ class PdfIndex:
                 sum((Counter(r.elements) for r in catalog.values()), Counter()).most_common()
             ),
             "elements_pending": sum(1 for r in catalog.values() if r.elements_state == "pending"),
+            "semantic": self.semantic.status() if self.semantic is not None else None,
         }
 
     def ocr_status(self, records: Iterable[FileRecord]) -> dict[str, Any]:
@@ -245,13 +303,57 @@ class PdfIndex:
     # -- documents -----------------------------------------------------------------
 
     def resolve(self, user_path: str) -> tuple[Path, str]:
-        """A client-given path as (real path, path under the files folder); refuses any
-        path outside the files folder (symlinks included) without reading it."""
-        real = resolve_inside(self.settings.files_dir, user_path)
+        """A client-given path as (real path, library path: the path under the files
+        folder, `SOURCE/`-prefixed when sources are named); refuses any path outside the
+        files folder (symlinks included) without reading it. Another source's path
+        resolves in its folder from `source_folders` with the same checks, else raises
+        SourceUnreachable."""
+        real, path = self._place(user_path)
+        if real is None:
+            raise SourceUnreachable.about(path, path.partition("/")[0])
+        return real, path
+
+    def library_path(self, user_path: str) -> str:
+        """The library path a client-given path names (as `resolve`, without needing
+        another source's folder to be reachable)."""
+        return self._place(user_path)[1]
+
+    def scope(self) -> Scope:
+        """This folder's source in the library, and the library's other named sources."""
+        return scope_of(self.settings.source, self.engine, set(self.settings.source_folders))
+
+    def folder_of(self, real: Path) -> Path:
+        """The files folder or source folder holding the real path `real`."""
+        for folder in (self.settings.files_dir, *self.settings.source_folders.values()):
+            if real.is_relative_to(folder.resolve()):
+                return folder
+        return self.settings.files_dir
+
+    def _place(self, user_path: str) -> tuple[Path | None, str]:
+        """(real path or None where its source's folder is unknown here, library path)."""
+        files, folders = self.settings.files_dir, self.settings.source_folders
+        scope = self.scope()
+        if isinstance(user_path, str) and not user_path.startswith(("/", "~")):
+            named = set(scope.others) | ({scope.source} if scope.source else set())
+            split = split_named(user_path, named)  # 'hostb/a.pdf': source hostb's a.pdf
+            if split is not None:
+                source, inside = split
+                folder = files if source == scope.source else folders.get(source)
+                if folder is None:
+                    return None, source if inside == "." else f"{source}/{inside}"
+                real = resolve_inside(folder, user_path.partition("/")[2] or ".")
+                return real, _under(source, folder, real)
         try:
-            return real, relative_posix(self.settings.files_dir, real)
-        except ValueError:  # the files folder itself
-            return real, "."
+            real = resolve_inside(files, user_path)
+        except PathOutsideFiles:  # an absolute path inside another source's folder?
+            for source, folder in folders.items():
+                try:
+                    real = resolve_inside(folder, user_path)
+                except PathOutsideFiles:
+                    continue
+                return real, _under(source, folder, real)
+            raise
+        return real, _under(scope.source, files, real, own=True)
 
     def find_record(self, name: str) -> FileRecord:
         """A document by path under the files folder, by path without extension, or by
@@ -269,7 +371,7 @@ class PdfIndex:
         )
 
     def _lookup(self, key: str) -> FileRecord | None:
-        _, rel = self.resolve(key)
+        rel = self.library_path(key)
         for candidate in (rel, rel + ".pdf"):
             record = self.engine.record(candidate)
             if record is not None:
@@ -367,6 +469,15 @@ class PdfIndex:
             shown = " ".join(text[first:last].split())  # a match across lines: one line
             lines.append(f"{m.path}:{m.page}:{shown}")
         return lines
+
+
+def _under(source: str, folder: Path, real: Path, own: bool = False) -> str:
+    """The library path of `real` in `source`'s `folder` ('.' for this host's folder
+    itself: the whole library)."""
+    rel = relative_posix(folder, real)
+    if rel == ".":  # the folder itself
+        return "." if own else source
+    return f"{source}/{rel}" if source else rel
 
 
 def parse_pages(spec: str | list[int], page_count: int) -> list[int]:

@@ -75,6 +75,11 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             **shared,
         ),
         click.option(
+            "--source",
+            help="This folder's name in a library several folders feed (postgres).",
+            **shared,
+        ),
+        click.option(
             "--extractor",
             type=click.Choice(EXTRACTORS),
             help="Engine for index text.",
@@ -278,9 +283,16 @@ def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
     help="Commit at least this often (seconds), so an interrupted run keeps its work.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option(
+    "--take-over-source",
+    is_flag=True,
+    help="Feed this folder's source although another folder fed it (it replaces that one).",
+)
 @click.pass_context
 @handle_errors
-def reindex(ctx: click.Context, full: bool, commit_every: float, as_json: bool) -> None:
+def reindex(
+    ctx: click.Context, full: bool, commit_every: float, as_json: bool, take_over_source: bool
+) -> None:
     """Bring the index up to date with the files folder.
 
     \b
@@ -294,15 +306,57 @@ def reindex(ctx: click.Context, full: bool, commit_every: float, as_json: bool) 
     index = open_index(ctx)
     update, finish = _progress_bar()
     try:
-        summary = index.reindex(full=full, progress=update, commit_interval=commit_every)
+        summary = index.reindex(
+            full=full,
+            progress=update,
+            commit_interval=commit_every,
+            take_over_source=take_over_source,
+        )
     finally:
         finish()
+    semantic = _embed_pending(index) if index.semantic is not None else None
     if as_json:
         from dataclasses import asdict
 
-        _echo_json(asdict(summary))
+        _echo_json(asdict(summary) | ({"semantic": semantic} if semantic else {}))
     else:
         _print_summary(summary)
+        if semantic:
+            click.echo(_semantic_line(semantic))
+
+
+def _embed_pending(index: PdfIndex) -> dict[str, Any]:
+    """Embed the pages that have no vector yet (semantic = true), with a progress bar on
+    a terminal; Ctrl-C or a kill keeps every batch done, and the next run goes on."""
+    semantic = index.semantic
+    assert semantic is not None
+    state: dict[str, Any] = {}
+
+    def progress(done: int, total: int) -> None:
+        if not sys.stderr.isatty():
+            return
+        if "bar" not in state:
+            state["bar"] = click.progressbar(length=total, label="embedding", file=sys.stderr)
+            state["bar"].__enter__()
+        state["bar"].update(done - state.get("done", 0))
+        state["done"] = done
+
+    try:
+        semantic.run(progress=progress)
+    except KeyboardInterrupt:
+        click.echo(f"\n{_semantic_line(semantic.status())}; stopped, run again to go on", err=True)
+        raise SystemExit(130) from None
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)
+    return semantic.status()
+
+
+def _semantic_line(info: dict[str, Any]) -> str:
+    return (
+        f"semantic: {info['embedded_pages']:,} of {info['pages']:,} pages embedded "
+        f"({info['model']})" + (f"; failed: {info['error']}" if info.get("error") else "")
+    )
 
 
 def _print_summary(summary: Summary) -> None:
@@ -340,6 +394,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
     pending = f" ({info['elements_pending']} documents pending)" if info["elements_pending"] else ""
     click.echo(f"elements:    {elements or 'none found'}{pending}")
+    semantic = info.get("semantic")
+    ranking = f"hybrid, {_semantic_line(semantic)}" if semantic else "bm25 (semantic = false)"
+    click.echo(f"ranking:     {ranking}")
     for problem in info["problems"]:
         click.echo(f"  {problem['status']}: {problem['path']}: {problem['reason']}")
     if not info["documents"]:

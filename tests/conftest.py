@@ -46,7 +46,9 @@ POSTGRES_MODULES = {
     "test_tools.py",
     "test_visual.py",
     "test_postgres.py",
+    "test_sources.py",
 }
+POSTGRES_ONLY = {"test_postgres.py", "test_sources.py"}  # the postgres engine's own tests
 POSTGRES: dict[str, pgserver.PgServer | None] = {"server": None}  # the postgres pass's
 DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
 
@@ -63,6 +65,8 @@ ONE_PASS = {
     "test_architecture.py",
     "test_readme.py",
     "test_benchmarks_smoke.py",
+    "test_semantic.py",  # the embeddings and their fusion do not depend on the engine
+    "test_postgres_replica.py",  # its own primary and standby, whatever the pass's engine
     "test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log",
     "test_sigkill_loop_during_reindex_ends_equal_to_a_fresh_build",
 }
@@ -74,7 +78,7 @@ def _one_pass_only(item: pytest.Item, params: dict[str, object]) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The postgres pass: only POSTGRES_MODULES; test_postgres.py: only in that pass;
+    """The postgres pass: only POSTGRES_MODULES; POSTGRES_ONLY: only in that pass;
     ONE_PASS: only in the default engine's pass."""
     kept, dropped = [], []
     for item in items:
@@ -83,7 +87,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         engine = params.get("index_engine", DEFAULT_ENGINE)
         postgres = engine == "postgres"
         in_list = item.path.name in POSTGRES_MODULES
-        if postgres != in_list and (postgres or item.path.name == "test_postgres.py"):
+        if postgres != in_list and (postgres or item.path.name in POSTGRES_ONLY):
             dropped.append(item)
         elif engine != DEFAULT_ENGINE and _one_pass_only(item, params):
             dropped.append(item)

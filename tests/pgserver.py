@@ -4,6 +4,8 @@ It runs Debian's PostgreSQL 15 binaries (`apt-get install postgresql`) on a Unix
 in a temporary folder, owned by the `postgres` user when we are root (PostgreSQL refuses
 to run as root), with durability off (a test server: nothing to keep). Each test module
 gets its own database, copied from a template in milliseconds (`CREATE DATABASE … TEMPLATE`).
+`start_standby` makes a hot standby of a server as an operator would (`pg_basebackup -R`),
+for the read replica tests and benchmarks.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 BIN = Path(os.environ.get("PDFINDEX_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -62,6 +65,10 @@ class PgServer:
         with open(self.data / "postgresql.conf", "a", encoding="utf-8") as conf:
             conf.write(SETTINGS + ("" if self.durable else NOT_DURABLE))
             conf.write(f"unix_socket_directories = '{self.socket_dir}'\n")
+        self._launch()
+        self.sql("postgres", f"CREATE DATABASE {TEMPLATE}")
+
+    def _launch(self) -> None:
         done = self._run(
             "pg_ctl",
             "-D",
@@ -77,7 +84,72 @@ class PgServer:
             log = self.folder / "server.log"
             tail = log.read_text(errors="replace")[-400:] if log.exists() else done.stderr
             raise Unavailable(f"pg_ctl start failed: {tail.strip()}")
-        self.sql("postgres", f"CREATE DATABASE {TEMPLATE}")
+
+    def start_standby(self) -> PgServer:
+        """A hot standby of this server, as an operator makes one: `pg_basebackup -R`
+        (a copy of the data folder that streams the primary's WAL) into a new folder,
+        started on its own socket and port. Stop it before its primary."""
+        folder = _new_folder(self._user)
+        standby = PgServer(folder, self._user, self.durable)
+        standby.port = self.port + 1
+        done = self._run(
+            "pg_basebackup",
+            "-D",
+            str(standby.data),
+            "-R",
+            "-X",
+            "stream",
+            "-c",
+            "fast",
+            "-h",
+            str(self.socket_dir),
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            *([] if self.durable else ["--no-sync"]),
+        )
+        if done.returncode != 0:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise Unavailable(
+                f"pg_basebackup failed: {(done.stderr or done.stdout).strip()[-400:]}"
+            )
+        with open(standby.data / "postgresql.conf", "a", encoding="utf-8") as conf:
+            conf.write(f"unix_socket_directories = '{standby.socket_dir}'\n")
+            conf.write(f"port = {standby.port}\nhot_standby = on\n")
+        try:
+            standby._launch()
+        except BaseException:
+            standby.stop()
+            raise
+        return standby
+
+    def wal_position(self) -> str:
+        """Where this primary's WAL ends now (an LSN such as '0/3000148')."""
+        return str(self.value("postgres", "SELECT pg_current_wal_lsn()"))
+
+    def replayed(self, position: str) -> bool:
+        """Whether this standby has replayed the primary's WAL up to `position`."""
+        return bool(self.value("postgres", f"SELECT pg_last_wal_replay_lsn() >= '{position}'"))
+
+    def wait_replayed(self, primary: PgServer, timeout: float = 30.0) -> float:
+        """Seconds until this standby replayed everything `primary` had written when
+        called; raises TimeoutError past `timeout` (a standby that stopped streaming)."""
+        position = primary.wal_position()
+        began = time.monotonic()
+        while not self.replayed(position):
+            if time.monotonic() - began > timeout:
+                raise TimeoutError(f"the standby did not replay {position} in {timeout:g} s")
+            time.sleep(0.005)
+        return time.monotonic() - began
+
+    def value(self, database: str, statement: str) -> object:
+        """The first column of the first row of `statement`."""
+        import psycopg
+
+        with psycopg.connect(self.url(database), autocommit=True) as connection:
+            row = connection.execute(statement).fetchone()  # type: ignore[arg-type]
+        return row[0] if row else None
 
     def url(self, database: str) -> str:
         return f"postgresql://postgres@/{database}?host={self.socket_dir}&port={self.port}"
@@ -100,6 +172,14 @@ class PgServer:
         name = url.split("?")[0].rsplit("/", 1)[1]
         self.sql("postgres", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
+    def halt(self) -> None:
+        """Stopped, its data kept (`resume` starts it again): a server that went down."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Started again after `halt`."""
+        self._launch()
+
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -117,19 +197,25 @@ def start_server(durable: bool = False) -> PgServer:
     except ImportError as exc:
         raise Unavailable("psycopg is not installed: pip install -e '.[postgres]'") from exc
     user = None
-    folder = Path(tempfile.mkdtemp(prefix="pdfpg-"))
     if os.geteuid() == 0:  # PostgreSQL will not run as root
         try:
-            owner = pwd.getpwnam("postgres")
+            pwd.getpwnam("postgres")
         except KeyError as exc:
-            shutil.rmtree(folder, ignore_errors=True)
             raise Unavailable("no 'postgres' user to run PostgreSQL as") from exc
-        os.chown(folder, owner.pw_uid, owner.pw_gid)
         user = "postgres"
-    server = PgServer(folder, user, durable)
+    server = PgServer(_new_folder(user), user, durable)
     try:
         server.start()
     except BaseException:
         server.stop()
         raise
     return server
+
+
+def _new_folder(user: str | None) -> Path:
+    """A new temporary folder for a server's data and socket, owned by `user`."""
+    folder = Path(tempfile.mkdtemp(prefix="pdfpg-"))
+    if user:
+        owner = pwd.getpwnam(user)
+        os.chown(folder, owner.pw_uid, owner.pw_gid)
+    return folder

@@ -183,13 +183,18 @@ DEFAULT_ENGINE = "tantivy"
 
 
 def open_engine(
-    index_dir: Path, name: str = DEFAULT_ENGINE, writer_memory_mb: int = 0, database_url: str = ""
+    index_dir: Path,
+    name: str = DEFAULT_ENGINE,
+    writer_memory_mb: int = 0,
+    database_url: str = "",
+    read_url: str = "",
 ) -> Engine:
     """The engine `name` over the index in `index_dir` (created when missing); each engine
     keeps its index in a folder of its own there, so a switch starts it empty and the
     next reindex fills it from the extraction cache. `writer_memory_mb` bounds what its
     writer buffers (0: the engine's default); `database_url` names the database of an
-    engine that keeps its index in one (postgres), which the embedded engines ignore."""
+    engine that keeps its index in one (postgres), which the embedded engines ignore, and
+    `read_url` a streaming replica of it to read from."""
     known = engines()
     if name not in known:
         raise ConfigError(f"unknown index engine {name!r}: choose one of {', '.join(known)}")
@@ -199,8 +204,9 @@ def open_engine(
         raise ConfigError(
             f"the {name} engine needs {exc.name}: pip install 'pdfindex[{name}]'"
         ) from exc
-    takes_url = "database_url" in inspect.signature(module.open_index).parameters
-    options = {"database_url": database_url} if takes_url else {}
+    takes = inspect.signature(module.open_index).parameters
+    urls = {"database_url": database_url, "read_url": read_url}
+    options = {key: value for key, value in urls.items() if key in takes}
     engine: Engine = module.open_index(index_dir, writer_memory_mb=writer_memory_mb, **options)
     return engine
 

@@ -17,6 +17,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from pdfindex.errors import IndexLocked, IndexWriteError
+from pdfindex.indexer.sources import SourceTaken
 from pdfindex.indexer.update import Indexer, Step
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import Summary
@@ -219,6 +220,10 @@ class LiveIndex:
             self.last_error = str(exc)
             log.warning("%s postponed: %s", reason, exc)
             self.notify()  # try again after the next quiet period
+            return
+        except SourceTaken as exc:  # a second folder under one source name: one line
+            self.last_error = str(exc)
+            log.error("%s refused: %s", reason, exc)
             return
         except Exception as exc:  # keep serving whatever happens to one scan
             failed = exc if isinstance(exc, IndexWriteError) else IndexWriteError.about(exc)

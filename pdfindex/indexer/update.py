@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pdfindex.config import Settings
@@ -27,6 +27,15 @@ from pdfindex.extract.worker import ExtractOptions
 from pdfindex.indexer.pool import ELEMENTS, ExtractionPool
 from pdfindex.indexer.records import element_pages, is_pdf, new_record
 from pdfindex.indexer.scan import DiskFile, scan_folder
+from pdfindex.indexer.sources import (
+    UNNAMED,
+    Feeder,
+    Scope,
+    SourceTaken,
+    host_name,
+    scope_of,
+    sources_of,
+)
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import ElementsState, FileRecord, Summary
 from pdfindex.paths import Identity, assign_slug, open_regular
@@ -59,6 +68,10 @@ class Indexer:
         self.cache = cache
         self._versions: dict[str, str] = {}
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
+        self.scope = Scope(settings.source)  # what this folder owns: set by each reindex
+        use_source = getattr(engine, "use_source", None)
+        if use_source is not None:  # an engine shared by several folders: a lock per source
+            use_source(settings.source)
 
     def reindex(
         self,
@@ -67,6 +80,7 @@ class Indexer:
         commit_interval: float = 60.0,
         should_stop: Callable[[], bool] | None = None,
         elements_should_stop: Callable[[], bool] | None = None,
+        take_over_source: bool = False,
     ) -> Summary:
         """Update the index; `full` rebuilds it from scratch (cached text is reused).
 
@@ -74,20 +88,35 @@ class Indexer:
         PDFs that wait for it. `should_stop` is polled between files: when it turns true,
         what is done so far is committed and the rest is left for the next run;
         `elements_should_stop` can also end the elements pass early (new changes to index).
+        In a library fed by several folders (pdfindex.indexer.sources) only this folder's
+        records change; `take_over_source` lets this folder feed a source another fed.
         """
         started = time.monotonic()
         summary = Summary()
-        disk = scan_folder(self.settings.files_dir)
+        found = scan_folder(self.settings.files_dir)
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
+        shared = hasattr(self.engine, "sources")  # other folders' records may be there
         results: Generator[tuple[_Job, Extraction], None, None] | None = None
         try:
-            with self.engine.writer(timeout=timeout, clear=full) as writer:
+            with self.engine.writer(timeout=timeout, clear=full and not shared) as writer:
                 # Read the catalog only once we hold the lock, so no other writer races us.
-                previous = self.engine.catalog()
+                renamed = self._claim(writer, take_over_source)
+                scope = self.scope = scope_of(self.settings.source, self.engine)
+                disk = self._owned(found, scope)
+                library = self.engine.catalog()
+                # A folder given a source name takes its unnamed records along: they leave
+                # as moves (same bytes) to their `SOURCE/` paths.
+                before = Scope(UNNAMED, scope.others | {scope.source}) if renamed else scope
+                previous = {p: r for p, r in library.items() if scope.owns(p) or before.owns(p)}
                 pending = any(r.elements_state == PENDING for r in previous.values())
-                slugs = {path: record.slug for path, record in previous.items() if path in disk}
+                # Slugs kept: this folder's files still there, and every other source's.
+                slugs = {p: r.slug for p, r in library.items() if p in disk or p not in previous}
                 catalog = {} if full else previous
+                if full and shared:  # no clear: what left the folder is removed here
+                    for path in sorted(set(previous) - set(disk)):
+                        writer.remove_file(path)
+                        summary.removed += 1
                 jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
                 counter = _Counter(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
@@ -111,6 +140,41 @@ class Indexer:
             summary.elements_seconds = time.monotonic() - text_done
         summary.seconds = time.monotonic() - started
         return summary
+
+    def _claim(self, writer: EngineWriter, take_over: bool) -> bool:
+        """Record this folder as its source's in a library several folders can feed;
+        refuse when another folder feeds that source (its scan would delete their
+        records) unless `take_over`. True when this folder fed the library unnamed
+        before: its unnamed records are its own, to rename."""
+        claim = getattr(writer, "claim_source", None)
+        if claim is None:  # an embedded engine: one index, one folder
+            return False
+        host, folder = host_name(), str(self.settings.files_dir.resolve())
+        other = claim(self.settings.source, host, folder, take_over)
+        if other is not None:
+            raise SourceTaken.about(self.settings.source, *other)
+        was = sources_of(self.engine).get(UNNAMED)
+        if self.settings.source and was == Feeder(host, folder):
+            writer.forget_source(UNNAMED)  # type: ignore[attr-defined]
+            return True
+        return False
+
+    def _owned(self, found: dict[str, DiskFile], scope: Scope) -> dict[str, DiskFile]:
+        """The scanned files by library path; with no source name, files in a sub-folder
+        named as another source are left out (that source's paths), and logged."""
+        disk = {}
+        for rel, file in found.items():
+            path = scope.library_path(rel)
+            if scope.owns(path):
+                disk[path] = replace(file, path=path)
+            else:
+                log.warning(
+                    "%s: left out: its path is under source %r of the library; give this "
+                    "folder a source name",
+                    rel,
+                    scope.source_of(path),
+                )
+        return disk
 
     # -- the elements pass ---------------------------------------------------------
 
@@ -137,7 +201,7 @@ class Indexer:
             with self.engine.writer(timeout=timeout) as writer:
                 jobs = []
                 for record in self.engine.catalog().values():
-                    if record.elements_state != PENDING:
+                    if record.elements_state != PENDING or not self.scope.owns(record.path):
                         continue
                     cached = self.cache.get(record.sha256, self.elements_key())
                     pages = [] if cached else record.element_pages
@@ -163,7 +227,7 @@ class Indexer:
         files = self.settings.files_dir
         tasks = []
         for record, pages in jobs:
-            checked = _checked(files, record)
+            checked = _checked(files, record, self.scope.local(record.path) or record.path)
             if isinstance(checked, str):  # changed or replaced since its text was indexed
                 yield record, Extraction(status=FAILED, error=f"elements: {checked}")
             else:
@@ -172,7 +236,8 @@ class Indexer:
             return
         with self._pool(len(tasks)) as pool:
             for record, found in pool.run(tasks):
-                if found.status != FAILED and _unchanged(files / record.path, record):
+                local = files / (self.scope.local(record.path) or record.path)
+                if found.status != FAILED and _unchanged(local, record):
                     self.cache.put(record.sha256, self.elements_key(), found)
                 yield record, found
 
@@ -420,13 +485,14 @@ class Indexer:
             setattr(summary, job.kind, getattr(summary, job.kind) + 1)
 
 
-def _checked(files_dir: Path, record: FileRecord) -> tuple[Path, Identity] | str:
-    """The real path and (st_dev, st_ino) of the file `record` describes, for the workers
+def _checked(files_dir: Path, record: FileRecord, rel: str) -> tuple[Path, Identity] | str:
+    """The real path and (st_dev, st_ino) of the file `record` describes (at `rel` under
+    the files folder), for the workers
     to read only that file; or why not: it left the folder, is no regular file, or changed
     (size or mtime) since its text was indexed."""
     base = files_dir.resolve()
     try:
-        real = (base / record.path).resolve(strict=True)
+        real = (base / rel).resolve(strict=True)
         if not real.is_relative_to(base):
             return "refused: the name now leads outside the files folder"
         fd = open_regular(real, inside=base)

@@ -32,6 +32,9 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
     types = normalize_types(file_types)
     skipped: dict[str, str] = {}
     disk = scan_folder(index.settings.files_dir, skipped)
+    scope = index.scope()  # this host's files, by library path (`SOURCE/…` when named)
+    disk = {scope.library_path(name): file for name, file in disk.items()}
+    skipped = {scope.library_path(name): reason for name, reason in skipped.items()}
     catalog = index.engine.catalog()
     rows = []
     for name, reason in sorted(skipped.items()):  # FIFOs, devices, names not UTF-8

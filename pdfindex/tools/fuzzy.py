@@ -21,10 +21,11 @@ from pdfindex.api import PdfIndex
 from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters import adapter_name_for
+from pdfindex.indexer.sources import SourceUnreachable
 from pdfindex.query import normalize_query, words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
-from pdfindex.tools.names import resolve_scope
+from pdfindex.tools.names import lookup, resolve_scope
 from pdfindex.tools.results import FuzzySearchResult
 
 BATCH_NOTE = (
@@ -99,8 +100,15 @@ def fuzzy_search(
 
 def _scope(index: PdfIndex, path: str) -> str | None:
     """None for the whole folder, 'a/b.pdf' for a file (by any of its names), 'a/' for
-    a sub-folder."""
-    real, rel = resolve_scope(index, path)
+    a sub-folder. Another source's file or folder is taken from the index, so its text
+    is searched even where its folder is not reachable."""
+    if path.strip("/") in index.scope().others:  # another source, as a whole
+        return path.strip("/") + "/"
+    try:
+        real, rel = resolve_scope(index, path)
+    except SourceUnreachable:
+        record = lookup(index, path)
+        return record.path if record else index.library_path(path).rstrip("/") + "/"
     if rel == ".":
         return None
     return rel if real.is_file() else rel.rstrip("/") + "/"

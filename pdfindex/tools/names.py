@@ -3,7 +3,10 @@
 gets the closest known ones in its error.
 
 Every name first goes through `PdfIndex.resolve` (pdfindex.paths.resolve_inside), so
-whatever a name looks like, nothing outside the files folder is ever looked at.
+whatever a name looks like, nothing outside the files folder is ever looked at. In a
+library fed by several folders, a document of another source is found by name all the
+same; its file is read only through that source's folder in `source_folders`, with the
+same checks, and is otherwise reported unreachable (SourceUnreachable).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pdfindex.api import PdfIndex
 from pdfindex.errors import DocumentNotFound, EncryptedDocument, InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import supported_extensions
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, OK
+from pdfindex.indexer.sources import SourceUnreachable
 from pdfindex.models import FileRecord
 from pdfindex.paths import base_slug
 
@@ -32,6 +36,8 @@ def file_system(key: str) -> Iterator[None]:
     """A path the file system refuses (too long, a loop of links) as a named cause."""
     try:
         yield
+    except PdfIndexError:  # SourceUnreachable is an OSError too, and says it all
+        raise
     except OSError as exc:
         shown = key if len(key) <= 60 else f"{key[:60]}… ({len(key)} characters)"
         cause = (
@@ -77,7 +83,7 @@ def readable(record: FileRecord) -> FileRecord:
 
 def lookup(index: PdfIndex, key: str) -> FileRecord | None:
     """The indexed document named `key` by path, path without extension or slug."""
-    _, rel = index.resolve(key)  # refuses anything outside the files folder
+    rel = index.library_path(key)  # refuses anything outside the files folder
     engine = index.engine
     if rel != ".":
         for candidate in (rel, rel + ".pdf"):
@@ -97,17 +103,21 @@ def lookup(index: PdfIndex, key: str) -> FileRecord | None:
 
 
 def on_disk(index: PdfIndex, key: str) -> tuple[Path, str] | None:
-    """(real path, path under the files folder) of the supported file `key` names on
-    disk, with or without its extension; None when there is none."""
-    real, rel = index.resolve(key)
-    if real.is_file():
-        return real, rel
-    if rel == "." or PurePosixPath(rel).suffix.lower() in supported_extensions():
-        return None
-    for extension in sorted(supported_extensions(), key=lambda e: e != ".pdf"):
-        real, rel = index.resolve(key + extension)
+    """(real path, library path) of the supported file `key` names on disk, with or
+    without its extension; None when there is none (or it is another source's, whose
+    folder this host cannot reach)."""
+    try:
+        real, rel = index.resolve(key)
         if real.is_file():
             return real, rel
+        if rel == "." or PurePosixPath(rel).suffix.lower() in supported_extensions():
+            return None
+        for extension in sorted(supported_extensions(), key=lambda e: e != ".pdf"):
+            real, rel = index.resolve(key + extension)
+            if real.is_file():
+                return real, rel
+    except SourceUnreachable:
+        return None
     return None
 
 

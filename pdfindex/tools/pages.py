@@ -146,12 +146,14 @@ def get_page_image(
 
 @contextmanager
 def opened(real: Path, index: PdfIndex) -> Iterator[int]:
-    """`real` opened once, safely (a regular file inside the files folder, not a link or a
-    FIFO put there since it was indexed), as a descriptor a worker process receives."""
+    """`real` opened once, safely (a regular file inside the files folder, or the folder
+    of another source it is in, not a link or a FIFO put there since it was indexed), as
+    a descriptor a worker process receives."""
+    folder = index.folder_of(real)
     try:
-        fd = open_regular(real, inside=index.settings.files_dir)
+        fd = open_regular(real, inside=folder)
     except OSError as exc:  # gone, or swapped for a link or a FIFO since it was indexed
-        shown = real.relative_to(index.settings.files_dir.resolve()).as_posix()
+        shown = real.relative_to(folder.resolve()).as_posix()
         cause = exc.strerror or str(exc)
         raise DocumentNotFound(f"{shown} cannot be read now ({cause})") from None
     try:

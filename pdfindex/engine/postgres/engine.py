@@ -1,12 +1,14 @@
 """The PostgreSQL engine: the index in a database that any number of pdfindex processes,
-on any hosts, read at once; one writer at a time (an advisory lock), each commit one
-transaction (pdfindex.engine.Engine)."""
+on any hosts, read at once (from a streaming replica too: `read_url`); one writer at a time
+(an advisory lock), each commit one transaction (pdfindex.engine.Engine)."""
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,12 @@ from pdfindex.engine.postgres.compiler import (
     Compiler,
     bm25_idf,
 )
-from pdfindex.engine.postgres.schema import TABLES, WRITER_LOCK, create_or_check
+from pdfindex.engine.postgres.schema import (
+    FORMAT_VERSION,
+    TABLES,
+    WRITER_LOCK,
+    create_or_check,
+)
 from pdfindex.engine.postgres.writer import PostgresWriter
 from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
 from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
@@ -33,6 +40,9 @@ from pdfindex.models import FileRecord, PageHit, PageRef
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 TEXT_BATCH = 64  # candidate pages whose texts are read in one query
 CONNECT_TIMEOUT = 10  # seconds
+REPLAY_WAIT = 30.0  # seconds a writer waits for the read replica to replay the last commit
+REPLAY_POLL = 0.005  # seconds between two looks at the replica's generation
+log = logging.getLogger(__name__)
 
 
 def redacted(url: str) -> str:
@@ -46,23 +56,32 @@ def redacted(url: str) -> str:
 
 
 class PostgresEngine:
-    """The index in the database at `url`; every read sees the last commit."""
+    """The index in the database at `url`; reads go to `read_url` (a streaming replica
+    of it) when set, and see the last commit it has replayed; writes go to `url`."""
 
     name = "postgres"
     recovered: str | None = None  # the database keeps itself consistent
 
-    def __init__(self, folder: Path, url: str) -> None:
+    def __init__(self, folder: Path, url: str, read_url: str | None = None) -> None:
         if not url:
             raise ConfigError(
                 "the postgres engine needs database_url (PDFINDEX_DATABASE_URL, or "
                 "database_url in pdfindex.toml), e.g. postgresql://user@host/pdfindex"
             )
+        if read_url is None:  # as settings would read it
+            read_url = os.environ.get("PDFINDEX_READ_URL", "")
         self.folder = folder
         self.url = url
         self.where = redacted(url)
+        self.read_url = read_url or url
+        self.replica = self.read_url != url
+        self.read_where = f"read replica {redacted(self.read_url)}" if self.replica else self.where
         self._lock = threading.Lock()  # one query at a time on the reading connection
-        self._connection = self._connect(autocommit=True)
-        create_or_check(self._connection)
+        self._connection = self._connect(self.read_url, autocommit=True)
+        if self.replica:
+            self._check_replica()
+        else:
+            create_or_check(self._connection)
         self._vocabulary = GenerationCache(
             lambda _: Vocabulary(w for (w,) in self._rows("SELECT word FROM pdfindex_words"))
         )
@@ -70,25 +89,71 @@ class PostgresEngine:
 
     # -- the connection ----------------------------------------------------------------
 
-    def _connect(self, autocommit: bool) -> psycopg.Connection[Any]:
+    def _connect(self, url: str, autocommit: bool) -> psycopg.Connection[Any]:
         try:
-            return psycopg.connect(self.url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
+            return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
         except psycopg.Error as exc:
-            raise ConfigError(f"cannot connect to the database {self.where}: {exc}") from exc
+            where = self.read_where if url == self.read_url else self.where
+            raise ConfigError(f"cannot connect to the {_database(where)}: {exc}") from exc
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Rows of one statement on the reading connection (reconnected once if the
-        server dropped it)."""
+        """Rows of one statement on the reading connection: reconnected once if the
+        server dropped it (and on the next call while it is down); a statement a replica
+        cancelled while replaying a conflicting change is run once more."""
         with self._lock:
             for attempt in (1, 2):
                 if self._connection.closed:
-                    self._connection = self._connect(autocommit=True)
+                    self._connection = self._connect(self.read_url, autocommit=True)
                 try:
                     return self._connection.execute(sql, params).fetchall()  # type: ignore[arg-type]
+                except psycopg.errors.SerializationFailure:  # a hot standby's recovery conflict
+                    if attempt == 2 or not self.replica:
+                        raise
                 except psycopg.OperationalError:
                     if attempt == 2 or not self._connection.closed:
                         raise
         raise AssertionError("unreachable")
+
+    def _check_replica(self) -> None:
+        """The replica's tables are of this format; when they are not, the primary makes
+        them (a standby is read-only) and the replica is given time to replay that."""
+        found = self._format_seen()
+        if found == FORMAT_VERSION:
+            return
+        with self._connect(self.url, autocommit=True) as primary:
+            create_or_check(primary)
+        if not self._wait_for(lambda: self._format_seen() == FORMAT_VERSION):
+            found = self._format_seen()
+            raise ConfigError(
+                f"the {self.read_where} holds no pdfindex tables of format {FORMAT_VERSION} "
+                f"(found {found}) although the database {self.where} does: read_url must "
+                "be a streaming replica (hot standby) of database_url"
+            )
+
+    def _format_seen(self) -> int | None:
+        """The format of the tables the reading connection sees (None: no tables)."""
+        if not self._rows("SELECT to_regclass('pdfindex_meta') IS NOT NULL")[0][0]:
+            return None
+        rows = self._rows("SELECT value FROM pdfindex_meta WHERE key = 'format'")
+        return int(rows[0][0]) if rows else None
+
+    def _wait_replayed(self, generation: int) -> bool:
+        """Whether the replica has replayed the primary's commit of `generation` (waited
+        for up to REPLAY_WAIT seconds; at once without a replica)."""
+        return not self.replica or self._wait_for(lambda: self._generation() >= generation)
+
+    def _wait_for(self, replayed: Callable[[], bool]) -> bool:
+        """Whether `replayed` turned true on the replica within REPLAY_WAIT seconds."""
+        deadline = time.monotonic() + REPLAY_WAIT
+        while True:
+            try:
+                if replayed():
+                    return True
+            except psycopg.errors.UndefinedTable:  # the tables' creation not replayed yet
+                pass
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(REPLAY_POLL)
 
     def _generation(self) -> int:
         rows = self._rows("SELECT value FROM pdfindex_meta WHERE key = 'generation'")
@@ -207,9 +272,13 @@ class PostgresEngine:
             params += [pages[0], pages[1]]
         params.append(limit)
         rows = self._rows(
-            "WITH hits AS ("
-            f" SELECT path, page, {score} AS score, count(*) OVER () AS total"
-            f" FROM pdfindex_pages WHERE {' AND '.join(conditions)}"
+            # Scored first, apart (MATERIALIZED): the count's window then holds (path,
+            # page, score) rows, not whole pages with their tsvectors, which spilled to
+            # disk past work_mem (390 of 620 ms for `the` at 48,000 pages).
+            "WITH scored AS MATERIALIZED ("
+            f" SELECT path, page, {score} AS score"
+            f" FROM pdfindex_pages WHERE {' AND '.join(conditions)}),"
+            " hits AS (SELECT path, page, score, count(*) OVER () AS total FROM scored"
             " ORDER BY score DESC, path, page LIMIT %s)"
             " SELECT h.path, p.slug, h.page, h.score, p.text, h.total FROM hits h"
             " JOIN pdfindex_pages p ON p.path = h.path AND p.page = h.page"
@@ -332,9 +401,19 @@ class PostgresEngine:
 
     @contextmanager
     def writer(self, timeout: float, clear: bool = False) -> Iterator[PostgresWriter]:
-        connection = self._connect(autocommit=False)
+        """The one writer. With a read replica, it first waits for the replica to
+        replay the last commit (the indexer reads the catalog there once it holds the
+        lock), and after its commit for the replica to replay it too, so this process
+        reads its own writes."""
+        connection = self._connect(self.url, autocommit=False)
         try:
             self._lock_writer(connection, timeout)
+            if not self._wait_replayed(_generation_of(connection)):
+                raise IndexWriteError(
+                    f"the {self.read_where} has not replayed the last commit of the "
+                    f"database {self.where} in {REPLAY_WAIT:g} s (is it streaming?): the "
+                    "indexer reads what is indexed from it, so it does not write meanwhile"
+                )
             wrapped = PostgresWriter(connection)
             if clear:
                 for table in (
@@ -347,10 +426,18 @@ class PostgresEngine:
                 wrapped.changed = True
             yield wrapped
             if wrapped.changed:
-                connection.execute(
+                generation = connection.execute(
                     "UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'"
-                )
+                    " RETURNING value"
+                ).fetchone()[0]  # type: ignore[index]
                 connection.commit()
+                if not self._wait_replayed(generation):
+                    log.warning(
+                        "the %s has not replayed commit %s in %g s: readers see it once it has",
+                        self.read_where,
+                        generation,
+                        REPLAY_WAIT,
+                    )
             else:
                 connection.rollback()
         except BaseException as exc:
@@ -365,15 +452,20 @@ class PostgresEngine:
             connection.close()  # the transaction's advisory lock goes with it
 
     def _lock_writer(self, connection: psycopg.Connection[Any], timeout: float) -> None:
-        """The writer's advisory lock, held until the transaction ends (a killed writer's
-        connection drops, and the lock with it); another holder is waited for."""
+        """The writer's advisory lock, one per source (`use_source`): writers of different
+        sources run at once. Held until the transaction ends (a killed writer's connection
+        drops, and the lock with it); another holder is waited for."""
         deadline = time.monotonic() + timeout
-        while not connection.execute(
-            "SELECT pg_try_advisory_xact_lock(%s)", (WRITER_LOCK,)
-        ).fetchone()[0]:  # type: ignore[index]
+        lock, key = (
+            ("pg_try_advisory_xact_lock(hashtextextended(%s, 0))", f"pdfindex writer {self.source}")
+            if self.source
+            else ("pg_try_advisory_xact_lock(%s)", WRITER_LOCK)
+        )
+        while not connection.execute(f"SELECT {lock}", (key,)).fetchone()[0]:  # type: ignore[index]
             if time.monotonic() >= deadline:
+                of = f"source '{self.source}' of " if self.source else ""
                 raise IndexLocked(
-                    f"another pdfindex process is writing the index in the database "
+                    f"another pdfindex process is writing {of}the index in the database "
                     f"{self.where} (waited {timeout:g} s); try again when it has finished"
                 )
             time.sleep(0.05)
@@ -392,6 +484,30 @@ class PostgresEngine:
     def close(self) -> None:
         with self._lock:
             self._connection.close()
+
+    # -- sources: several folders feeding one library (pdfindex.indexer.sources) --------
+
+    source = ""  # whose writer lock this process takes ("" the unnamed source's)
+
+    def use_source(self, source: str) -> None:
+        """Write as `source`: its own writer lock, so other sources write meanwhile."""
+        self.source = source
+
+    def sources(self) -> dict[str, tuple[str, str]]:
+        """Each source of the library: (host, folder) of the folder feeding it."""
+        rows = self._rows("SELECT source, host, folder FROM pdfindex_sources")
+        return {source: (host, folder) for source, host, folder in rows}
+
+
+def _database(where: str) -> str:
+    """'database postgresql://…' or 'read replica postgresql://…', as messages say it."""
+    return where if where.startswith("read replica") else f"database {where}"
+
+
+def _generation_of(connection: psycopg.Connection[Any]) -> int:
+    """The generation (commits so far) `connection` sees in pdfindex_meta."""
+    row = connection.execute("SELECT value FROM pdfindex_meta WHERE key = 'generation'").fetchone()
+    return int(row[0]) if row else -1
 
 
 def _discard(connection: psycopg.Connection[Any]) -> None:

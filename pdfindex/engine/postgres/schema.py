@@ -3,8 +3,8 @@ as a `tsvector`), a row per visual element, and the vocabulary with page counts.
 
 Every table but the vocabulary is keyed by the document (`path` first in its primary
 key): the distribution key, so Citus can shard the tables by document unchanged
-(`create_distributed_table('pdfindex_pages', 'path')`, and the vocabulary and meta tables
-as reference tables).
+(`create_distributed_table('pdfindex_pages', 'path')`, and the vocabulary, sources and
+meta tables as reference tables).
 
 Words are what `pdfindex.query.words` says: casefolded `\\w+` runs, tokenised here in
 Python and handed to PostgreSQL as a `tsvector` literal, with positions: what its `simple`
@@ -19,16 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-FORMAT_VERSION = 5  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once
+FORMAT_VERSION = 6  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383
 MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold
 STEM_TEXT_CHARS = 100_000  # of a page's text, stemmed for ranking natural-language queries
 SCHEMA_LOCK = 0x70646669_0001  # advisory lock: creating or replacing the tables
-WRITER_LOCK = 0x70646669_0002  # advisory lock: the one writer
-FUNCTIONS = ("pdfindex_bm25(float8, float8)",)
+WRITER_LOCK = 0x70646669_0002  # advisory lock: the one writer of the unnamed source
+FUNCTIONS = ("pdfindex_bm25(float8, float8)", "pdfindex_count_words()")
 TABLES = (
+    "pdfindex_sources",
     "pdfindex_elements",
     "pdfindex_pages",
     "pdfindex_files",
@@ -76,6 +77,35 @@ CREATE = (
     " LANGUAGE sql IMMUTABLE PARALLEL SAFE RETURN 2.2 - 2.2 * norm / (tf + norm)",
     # The index's words and on how many pages each is: typo and prefix expansion, idf.
     'CREATE TABLE pdfindex_words (word text COLLATE "C" PRIMARY KEY, pages integer NOT NULL)',
+    # Which folder on which host feeds each source ('' the unnamed one): a second folder
+    # writing the same source would delete what it does not hold, so it is refused.
+    "CREATE TABLE pdfindex_sources (source text PRIMARY KEY, host text NOT NULL,"
+    " folder text NOT NULL, since timestamptz NOT NULL DEFAULT now())",
+    # The vocabulary's counts move at commit, in word order, under the generation row's
+    # lock: writers of different sources run at once, and counting as they went (a row
+    # lock per word, held to commit, taken in any order) would deadlock them. A writer
+    # collects its changes in a temporary table (COUNTED); the commit's generation bump
+    # applies them here.
+    "CREATE FUNCTION pdfindex_count_words() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN"
+    "  IF to_regclass('pg_temp.pdfindex_counted') IS NOT NULL THEN"
+    "   INSERT INTO pdfindex_words AS w (word, pages)"
+    "    SELECT word, sum(n) FROM pg_temp.pdfindex_counted GROUP BY word"
+    "    HAVING sum(n) <> 0 ORDER BY word"
+    "    ON CONFLICT (word) DO UPDATE SET pages = w.pages + excluded.pages;"
+    "   DELETE FROM pdfindex_words w USING (SELECT DISTINCT word FROM"
+    "    pg_temp.pdfindex_counted) c WHERE w.word = c.word AND w.pages <= 0;"
+    "   TRUNCATE pg_temp.pdfindex_counted;"
+    "  END IF;"
+    "  RETURN NEW;"
+    " END $$",
+    "CREATE TRIGGER pdfindex_count_words BEFORE UPDATE ON pdfindex_meta FOR EACH ROW"
+    " WHEN (NEW.key = 'generation') EXECUTE FUNCTION pdfindex_count_words()",
+)
+# A writer's vocabulary changes until its commit (see pdfindex_count_words).
+COUNTED = (
+    "CREATE TEMPORARY TABLE IF NOT EXISTS pdfindex_counted"
+    ' (word text COLLATE "C" NOT NULL, n integer NOT NULL) ON COMMIT DROP'
 )
 
 

@@ -1,5 +1,6 @@
 """The postgres engine's writer: a file's parts added, replaced and removed in the
-writer's one transaction, the vocabulary's page counts moved with them."""
+writer's one transaction, the vocabulary's page counts moved with them (at commit: see
+schema.pdfindex_count_words)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import page_vector, plain_vector
+from pdfindex.engine.postgres.schema import COUNTED, page_vector, plain_vector
 from pdfindex.models import FileRecord
 
 
@@ -22,6 +23,7 @@ class PostgresWriter:
     def __init__(self, connection: psycopg.Connection[Any]) -> None:
         self._connection = connection
         self.changed = False
+        self._counting = False
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self._connection.execute(sql, params)  # type: ignore[arg-type]
@@ -38,14 +40,21 @@ class PostgresWriter:
                 copy.write_row(
                     (record.path, number, record.slug, stored, vector, len(words), lossy)
                 )
-        self._execute(
-            "INSERT INTO pdfindex_words (word, pages)"
-            " SELECT lexeme, count(*) FROM pdfindex_pages, unnest(words)"
-            " WHERE path = %s GROUP BY lexeme"
-            " ON CONFLICT (word) DO UPDATE SET pages = pdfindex_words.pages + excluded.pages",
-            (record.path,),
-        )
+        self._count(record.path, +1)
         self._put_record(record)
+
+    def _count(self, path: str, sign: int) -> None:
+        """The words of `path`'s pages, one per page they are on, added to (+1) or taken
+        from (-1) the vocabulary's counts when this transaction commits."""
+        if not self._counting:
+            self._execute(COUNTED)
+            self._counting = True
+        self._execute(
+            "INSERT INTO pdfindex_counted (word, n)"
+            " SELECT lexeme, %s * count(*) FROM pdfindex_pages, unnest(words)"
+            " WHERE path = %s GROUP BY lexeme",
+            (sign, path),
+        )
 
     def replace_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
         self.remove_file(record.path)
@@ -53,16 +62,7 @@ class PostgresWriter:
 
     def remove_file(self, path: str) -> None:
         self.changed = True
-        counted = self._execute(
-            "UPDATE pdfindex_words w SET pages = w.pages - gone.n FROM ("
-            " SELECT lexeme, count(*) AS n FROM pdfindex_pages, unnest(words)"
-            " WHERE path = %s GROUP BY lexeme) gone"
-            " WHERE w.word = gone.lexeme RETURNING w.word, w.pages",
-            (path,),
-        ).fetchall()
-        emptied = [word for word, pages in counted if pages <= 0]
-        if emptied:
-            self._execute("DELETE FROM pdfindex_words WHERE word = ANY(%s)", (emptied,))
+        self._count(path, -1)
         for table in ("pdfindex_pages", "pdfindex_elements", "pdfindex_files"):
             self._execute(f"DELETE FROM {table} WHERE path = %s", (path,))
 
@@ -111,6 +111,32 @@ class PostgresWriter:
         self._execute("DELETE FROM pdfindex_elements WHERE path = %s", (record.path,))
         self.add_elements(record, elements)
         self.replace_record(record)
+
+    def claim_source(
+        self, source: str, host: str, folder: str, take_over: bool = False
+    ) -> tuple[str, str] | None:
+        """Record that `folder` on `host` feeds `source`; when another folder does, its
+        (host, folder) instead, unless `take_over`. Under the source's writer lock."""
+        row = self._execute(
+            "SELECT host, folder FROM pdfindex_sources WHERE source = %s", (source,)
+        ).fetchone()
+        if row is not None and tuple(row) == (host, folder):
+            return None
+        if row is not None and not take_over:
+            return row[0], row[1]
+        self._execute(
+            "INSERT INTO pdfindex_sources (source, host, folder) VALUES (%s, %s, %s)"
+            " ON CONFLICT (source) DO UPDATE SET host = excluded.host,"
+            " folder = excluded.folder, since = now()",
+            (source, host, folder),
+        )
+        self.changed = True
+        return None
+
+    def forget_source(self, source: str) -> None:
+        """`source` no longer fed by any folder (its records are gone or renamed)."""
+        self._execute("DELETE FROM pdfindex_sources WHERE source = %s", (source,))
+        self.changed = True
 
 
 def _json(value: Any) -> Jsonb:
