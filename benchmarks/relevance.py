@@ -12,6 +12,15 @@ p50 / p95 latency of the tool call. The root is brought up to date first (`reind
 index of an older format is refilled from the extraction cache). With `--recoll CONFIG`
 (a recoll configuration folder whose index holds the same files), `recollq` is measured
 too, as a whole process: documents only.
+
+Hybrid modes (the semantic extra, `pdfindex.semantic.fusion`): `hybrid` (the product's
+choice: questions and sentences fused as MODE says, keyword lists BM25), and, for every
+natural-language query, `rrf` (BM25's top 50 fused with the 50 most similar pages of the
+library) and `rerank` (BM25's top 50 re-ordered with their similarity); each optionally
+`MODE:w=WEIGHT,k=K,p=1` (the similarity ranking's weight, the fusion constant, the first
+passage of a page only).
+Pages without vectors are embedded first (this takes long the first time: ~3 pages/s
+on 2 cores; the vectors are cached in the index folder).
 """
 
 from __future__ import annotations
@@ -25,12 +34,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 DEFAULT_ROOT = Path("/work/rel")
 DEFAULT_SET = Path(__file__).parent / "relevance" / "tuning.jsonl"
 MODES = ("before", "after")
+HYBRID = ("rrf", "rerank")
+_PRODUCT: dict[str, tuple[float, float, str]] = {}  # the fusion's knobs before the modes
 TOOLS = ("search_documents", "query_documents")
 DEPTH = 10
 _HIT = re.compile(r"^\[\d+\] TEXT: Page (\d+)\n  Document: (\S+)$", re.MULTILINE)
@@ -107,6 +119,47 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def configure(mode: str) -> bool:
+    """Set the ranking knobs for `mode`; whether it is a hybrid mode."""
+    from pdfindex.search import understand
+
+    understand.ENABLED = mode != "before"
+    name, _, knobs = mode.partition(":")
+    if name not in HYBRID and name != "hybrid":
+        return False
+    from pdfindex.semantic import fusion, library
+
+    product = _PRODUCT.setdefault("knobs", (fusion.DENSE_WEIGHT, fusion.RRF_K, fusion.MODE))
+    values = dict(part.split("=") for part in knobs.split(",") if part)
+    fusion.MODE = product[2] if name == "hybrid" else name
+    fusion.DENSE_WEIGHT = float(values.get("w", product[0]))
+    fusion.RRF_K = float(values.get("k", product[1]))
+    fusion.SENTENCES_ONLY = name == "hybrid"  # rrf, rerank: every natural-language query
+    library.FIRST_ONLY = values.get("p") == "1"
+    return True
+
+
+def restore() -> None:
+    """The product's ranking knobs back, after the modes."""
+    from pdfindex.search import understand
+
+    understand.ENABLED = True
+    if "knobs" in _PRODUCT:
+        from pdfindex.semantic import fusion, library
+
+        fusion.DENSE_WEIGHT, fusion.RRF_K, fusion.MODE = _PRODUCT["knobs"]
+        fusion.SENTENCES_ONLY = True
+        library.FIRST_ONLY = False
+
+
+def rss_mb() -> float:
+    """This process's resident memory now (Linux), MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def run(
     root: Path,
     entries: list[dict[str, Any]],
@@ -118,13 +171,26 @@ def run(
     configuration folder, as the peer): per-query rows and summaries."""
     from pdfindex import PdfIndex, load_settings
     from pdfindex.errors import PdfIndexError
-    from pdfindex.search import understand
     from pdfindex.tools.sessions import SessionStore
 
-    index = PdfIndex(load_settings({"engine": engine}, root=root))
+    hybrid = any(m.partition(":")[0] in (*HYBRID, "hybrid") for m in modes)
+    index = PdfIndex(load_settings({"engine": engine, "semantic": hybrid or None}, root=root))
     rows: list[dict[str, Any]] = []
+    semantic: dict[str, Any] = {}
     try:
         index.reindex()
+        if index.semantic is not None:
+            started = time.perf_counter()
+            embedded = index.semantic.run(progress=_progress)
+            seconds = time.perf_counter() - started
+            index.semantic.query_vector("warm")
+            semantic = {
+                **index.semantic.status(),
+                "embedded_now": embedded,
+                "pages_per_s": round(embedded / seconds, 2) if embedded else None,
+                "rss_mb_model_and_vectors": round(rss_mb(), 1),
+            }
+        base = index.settings
         with tempfile.TemporaryDirectory() as scratch:
             ranked = tools(index, SessionStore(Path(scratch)))
             plan = [(mode, tool, call) for mode in modes for tool, call in ranked.items()]
@@ -132,7 +198,7 @@ def run(
                 catalog = {r.path: r.slug for r in index.engine.catalog().values()}
                 plan.append(("peer", "recoll", recoll(recoll_config, catalog)))
             for mode, tool, call in plan:
-                understand.ENABLED = mode != "before"
+                index.settings = replace(base, semantic=configure(mode))
                 call(entries[0]["query"])  # warm: first-query costs are not latency
                 for entry in entries:
                     started = time.perf_counter()
@@ -157,7 +223,7 @@ def run(
         engine_name = index.engine.name
         pages = index.stats()["pages"]
     finally:
-        understand.ENABLED = True
+        restore()
         index.close()
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in rows:
@@ -167,7 +233,18 @@ def run(
         {"tool": tool, "mode": mode, "kind": kind, **summary(found)}
         for (tool, mode, kind), found in sorted(groups.items())
     ]
-    return {"engine": engine_name, "pages": pages, "rows": rows, "summaries": summaries}
+    return {
+        "engine": engine_name,
+        "pages": pages,
+        "semantic": semantic,
+        "rows": rows,
+        "summaries": summaries,
+    }
+
+
+def _progress(done: int, total: int) -> None:
+    if done == total or done % 200 < 8:
+        print(f"embedding: {done} of {total} pages", file=sys.stderr, flush=True)
 
 
 def table(result: dict[str, Any]) -> str:
@@ -193,7 +270,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="an indexed root")
     parser.add_argument("--set", type=Path, default=DEFAULT_SET, help="labelled JSONL")
     parser.add_argument("--engine", default=None, help="index engine (default: the root's)")
-    parser.add_argument("--modes", default=",".join(MODES), help="before,after or one")
+    parser.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help="before,after,rrf,rerank (hybrid modes take :w=WEIGHT,k=K,p=1); ';' separates "
+        "modes that hold commas",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     parser.add_argument("--misses", action="store_true", help="list what `after` missed")
     parser.add_argument(
@@ -203,9 +285,13 @@ def main(argv: list[str] | None = None) -> None:
     entries = load(args.set)
     if not entries:
         sys.exit(f"{args.set} holds no entries")
-    result = run(args.root, entries, args.modes.split(","), args.engine, args.recoll)
+    separator = ";" if ";" in args.modes else ","
+    modes = args.modes.split(separator)
+    result = run(args.root, entries, modes, args.engine, args.recoll)
     result["set"] = str(args.set)
     print(f"{len(entries)} labelled queries from {args.set}. " + table(result))
+    if result["semantic"]:
+        print(f"semantic: {json.dumps(result['semantic'])}")
     if args.misses:
         queries = {e["id"]: e for e in entries}
         for row in result["rows"]:

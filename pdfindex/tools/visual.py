@@ -20,6 +20,7 @@ from pdfindex.tools.pages import NO_LIMIT, checked_dpi, opened, too_large
 from pdfindex.workers import WorkerDied
 
 MAX_LIMIT = 50
+HYBRID_DEPTH = 50  # elements BM25 finds for the hybrid ranking to re-order
 MARGIN = 8.0  # points around an element's region in its image
 _ABBREVIATIONS = {"fig": "figure", "tab": "table", "eq": "equation", "eqn": "equation"}
 
@@ -38,7 +39,9 @@ def search_visual_elements(
     limit: int = 10,
     document_slug: str | None = None,
 ) -> str:
-    """Ranked elements (BM25 over label, caption and surrounding text), numbered."""
+    """Ranked elements (BM25 over label, caption and surrounding text; with the semantic
+    extra, re-ordered by their page's similarity to the query), numbered; the last line
+    says which ranking was used."""
     if not query.strip():
         raise InvalidQuery("query is empty: describe the figure or table you look for")
     if not 1 <= limit <= MAX_LIMIT:
@@ -47,7 +50,9 @@ def search_visual_elements(
     if kind and kind not in ELEMENT_TYPES:
         raise InvalidQuery(f"element_type must be one of {', '.join(ELEMENT_TYPES)}")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
-    total, hits = ranked_elements(index.engine, query, limit, kind=kind, slug=slug)
+    depth = limit if index.semantic is None else max(limit, HYBRID_DEPTH)
+    total, hits = ranked_elements(index.engine, query, depth, kind=kind, slug=slug)
+    hits, ranking = index.rank_elements(query, hits, limit)
     if not hits:
         where = f" in '{slug}'" if slug else ""
         return f'No {kind or "visual element"}s{where} match "{query}".'
@@ -58,6 +63,7 @@ def search_visual_elements(
         "Follow up with get_element_image(document_slug, element_label) to see one, or "
         "get_element_details(...) for its caption, context and cells."
     )
+    lines.append(f"Ranking: {ranking}")
     return "\n".join(lines)
 
 
