@@ -182,4 +182,4 @@ def test_a_search_of_the_pages_the_index_names_equals_a_scan_of_every_line(
         assert got == _every_line(indexed, record.slug, pattern)[: len(got)], pattern
         assert result["total_matches"] == len(_every_line(indexed, record.slug, pattern))
     narrowed = _narrowed(indexed, record, r"marker\s+p001")
-    assert narrowed is not None and 0 < len(narrowed) < record.pages
+    assert narrowed is not None and 0 < len(list(narrowed)) < record.pages

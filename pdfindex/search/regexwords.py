@@ -19,6 +19,9 @@ try:  # Python 3.11+ names it _parser; sre_parse is its old name
 except ImportError:  # pragma: no cover - Python < 3.11
     import sre_parse  # type: ignore[no-redef]
 
+# Marks of a pattern that looks at line boundaries or around itself (anchors, inline
+# groups: lookarounds, flags): such a pattern is searched line by line, and gives no words.
+LINE_MARKS = ("(?", "^", "$", "\\A", "\\Z", "\\z", "\\G")
 _QUANTIFIER = re.compile(r"\{[0-9,]*\}")
 _WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 _NONWORD_CATEGORIES = {sre_parse.CATEGORY_SPACE}
@@ -54,11 +57,16 @@ def required_words(pattern: str) -> tuple[list[str], list[str]]:
     return sorted(words), sorted(starts - words)
 
 
+def looks_around(pattern: str) -> bool:
+    """Whether `pattern` holds one of LINE_MARKS."""
+    return any(mark in pattern for mark in LINE_MARKS)
+
+
 def _plain(pattern: str) -> bool:
     """Whether Python's parser reads `pattern` as the `regex` package (VERSION1) does:
     no nested sets or set operations, no {…} but counted repeats (`{e<=1}` is fuzzy
     matching there), no inline groups or anchors (search_in_file reads those per line)."""
-    if any(mark in pattern for mark in ("(?", "^", "$", "\\A", "\\Z", "\\z", "\\G")):
+    if looks_around(pattern):
         return False
     if any(op in pattern for op in ("&&", "||", "~~", "--")):
         return False

@@ -10,7 +10,7 @@ import bisect
 import itertools
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import regex
@@ -19,7 +19,7 @@ from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
-from pdfindex.search.regexwords import required_words
+from pdfindex.search.regexwords import looks_around, required_words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.names import find_document, readable
 from pdfindex.tools.results import SearchInFileResult
@@ -47,7 +47,7 @@ def page_filter(pattern: str, case_sensitive: bool) -> regex.Pattern | None:
     lines end at non-word characters, so this holds for any pattern that does not look at
     line boundaries or around itself: with ^, $, \\A, \\Z, \\z, \\G or a (?...) group
     (lookarounds, flags), None, and every line is searched."""
-    if any(mark in pattern for mark in ("(?", "^", "$", "\\A", "\\Z", "\\z", "\\G")):
+    if looks_around(pattern):
         return None
     flags = regex.VERSION1 | (0 if case_sensitive else regex.IGNORECASE)
     return regex.compile(pattern, flags)
@@ -121,16 +121,15 @@ def _line_counter(joined: str) -> Callable[[str], int]:
     """len(text.splitlines()) for each of these pages, without building their lines when
     \n is their only line break (stored text: extract/text.py drops \r and the other
     controls splitlines() also breaks at; U+2028 and U+2029 are looked for once)."""
-    if any(mark in joined for mark in _OTHER_BREAKS):
+    if _OTHER_BREAK.search(joined):
         return lambda text: len(text.splitlines())
     return lambda text: text.count("\n") + (1 if text and text[-1] != "\n" else 0)
 
 
-_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
-_OTHER_BREAK = re.compile(f"[{''.join(_OTHER_BREAKS)}]")
+_OTHER_BREAK = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
-def _narrowed(index: PdfIndex, record: FileRecord, pattern: str) -> list[PageLines] | None:
+def _narrowed(index: PdfIndex, record: FileRecord, pattern: str) -> Iterator[PageLines] | None:
     """The pages the index says can hold a match (they have every word the pattern
     requires), with the lines of the pages before each from the catalog record, so the
     other pages are never read; None when the pattern requires no word or the record
@@ -143,7 +142,8 @@ def _narrowed(index: PdfIndex, record: FileRecord, pattern: str) -> list[PageLin
         return None
     found = index.engine.candidates(slug=record.slug, terms=words, prefixes=starts)
     before = list(itertools.accumulate(counts, initial=0))
-    return [(ref.page, found.text(ref), before[ref.page - 1]) for ref in found.refs]
+    # Read as the search goes: the request's time limit is checked between pages.
+    return ((ref.page, found.text(ref), before[ref.page - 1]) for ref in found.refs)
 
 
 def _every_page(

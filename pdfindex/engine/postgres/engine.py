@@ -320,7 +320,7 @@ class PostgresEngine:
         """The index words the query stands for, for snippets to mark; a typo's and a
         stem's are looked for in the hits' own words."""
         terms: set[str] = set()
-        hit_words = sorted({w for hit in hits for w in pq.words(hit.text)})
+        hit_words = sorted(pq.word_set([hit.text for hit in hits]))
         stems = [leaf.text for leaf in pq.leaves(node) if isinstance(leaf, pq.Stem)]
         if stems and hit_words:
             rows = self._rows(
