@@ -278,3 +278,71 @@ def test_searches_keep_answering_while_a_writer_commits(engine: Engine) -> None:
     assert not errors
     assert len(engine.candidates(terms=["moving"]).refs) == 30
     assert POSTGRES["server"] is not None
+
+
+def _lists(engine: Engine, pages: int, keep: int) -> None:
+    """Impact lists for words on `pages` pages or more, trimmed to `keep` (schema)."""
+    with psycopg.connect(engine.url) as connection:  # type: ignore[attr-defined]
+        connection.execute(
+            "UPDATE pdfindex_meta SET value = CASE key WHEN 'list_pages' THEN %s ELSE %s END"
+            " WHERE key IN ('list_pages', 'list_keep')",
+            (pages, keep),
+        )
+
+
+def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Path) -> None:
+    """The threshold algorithm over impact lists (engine/postgres/topk.py) answers the
+    same totals, pages and scores as scoring every match, for words, phrases, prefixes,
+    typos, boolean queries and questions; lists as short as 3 pages, so their bounds are
+    tight and the fallback is exercised too. Files are added, replaced and removed over
+    several commits, so the lists are kept up to date rather than built once."""
+    from pdfindex.search.understand import understand
+
+    listed = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    _lists(listed, pages=4, keep=3)
+    try:
+        for batch in range(4):
+            with listed.writer(timeout=10) as writer:
+                for n in range(batch * 10, batch * 10 + 10):
+                    pages = _pages(n, 6)
+                    writer.add_file(
+                        _record(f"d{n:02}.pdf", 6), pages, [index_text(p) for p in pages]
+                    )
+        with listed.writer(timeout=10) as writer:
+            writer.remove_file("d03.pdf")
+            pages = _pages(99, 8)
+            writer.replace_file(_record("d05.pdf", 8), pages, [index_text(p) for p in pages])
+        lists = _rows(listed, "SELECT count(*), max(theta) FROM pdfindex_lists")[0]
+        assert lists[0] > 20 and lists[1] > 0, lists
+        queries = [
+            *[pq.parse(q) for q in QUERIES[:30]],
+            *[pq.parse(q, any_word=True) for q in QUERIES[30:]],
+            *[
+                understand(f"how do I set the {a} of a {b}?")
+                for a, b in [("hyphenation", "table"), ("margin", "figure"), ("font", "node")]
+            ],
+            pq.parse('"the font"'),
+            pq.parse('"of the" table'),
+            pq.parse("the"),
+            pq.parse("col*"),
+            pq.parse("fnot~1 OR tabel~1"),
+            pq.parse("font AND (table OR figure) AND NOT margin"),
+        ]
+        answered = []
+        for query in queries:
+            for limit in (1, 10):
+                got = listed.ranked(query, limit)
+                answered.append(listed.last_ranking)  # type: ignore[attr-defined]
+                want = listed.ranked(query, limit, pages=(1, 100))  # every match scored
+                assert listed.last_ranking == "full"  # type: ignore[attr-defined]
+                assert got.total == want.total, query
+                assert [(h.path, h.page) for h in got.hits] == [
+                    (h.path, h.page) for h in want.hits
+                ], (query, limit)
+                for a, b in zip(got.hits, want.hits, strict=True):
+                    assert a.score == pytest.approx(b.score, rel=1e-9)
+        # Both ways are taken: the lists answer, and fall back when their bounds are loose.
+        assert answered.count("lists") >= len(queries) // 2, answered
+        assert answered.count("full") >= 5, answered
+    finally:
+        listed.close()

@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import MAX_LEXEME_BYTES
+from pdfindex.engine.postgres.schema import K1, MAX_LEXEME_BYTES
 
 NOTHING, EVERYTHING = "\x00nothing", "\x00everything"  # tsqueries with no literal
-K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 
 
 def lexeme(word: str) -> str:
@@ -84,6 +83,9 @@ class Compiler:
     idf: Callable[[str], float] = lambda _word: 1.0
     prefix_idf: Callable[[str], float] = lambda _prefix: 1.0
     stems: bool = False
+    # The tsquery literal of each Stem leaf's stems, when looked up beforehand
+    # (`stem_literals`): a constant, where plainto_tsquery would be run for every row.
+    stemmed: dict[str, str] = field(default_factory=dict)
     norm: str = str(K1)  # SQL: BM25's k1 * (1 - b + b * length / average length)
     params: list[object] = field(default_factory=list)
 
@@ -130,7 +132,12 @@ class Compiler:
             mixed = [c for c in children if _has_stem(c) and not isinstance(c, pq.Stem)]
             joined = pq.And(tuple(plain)) if isinstance(node, pq.And) else pq.Or(tuple(plain))
             parts = [self.condition(column, self.tsquery(joined))] if plain else []
-            if stems:
+            if stems and all(w in self.stemmed for w in stems):
+                operator = "&" if isinstance(node, pq.And) else "|"
+                parts.append(
+                    self.condition("stems", _join([self.stemmed[w] for w in stems], operator))
+                )
+            elif stems:
                 self.params.append(stems)
                 operator = "&" if isinstance(node, pq.And) else "|"
                 parts.append(
@@ -144,6 +151,8 @@ class Compiler:
         if isinstance(node, pq.Not):
             return f"(NOT {self.match(node.child, column)})"
         assert isinstance(node, pq.Stem)
+        if node.text in self.stemmed:
+            return self.condition("stems", self.stemmed[node.text])
         self.params.append(node.text)
         return "(stems @@ plainto_tsquery('pdfindex_stems', %s))"
 
@@ -170,6 +179,13 @@ class Compiler:
                     parts.append(f"(CASE WHEN {condition} THEN {bonus!r} ELSE 0 END)")
             return "(" + " + ".join(parts) + ")"
         weight = boost * node.boost * self._idf(node)
+        if isinstance(node, pq.Stem) and self.stems and node.text in self.stemmed:
+            literal = self.stemmed[node.text]
+            if literal in (NOTHING, EVERYTHING):
+                return "0"
+            self.params.append(literal)
+            tf = "ts_rank_cd(stems, %s::tsquery, 0)"
+            return f"({weight!r} * pdfindex_bm25(10 * {tf}, ({self.norm})::float8))"
         if isinstance(node, pq.Stem) and self.stems:
             self.params.append(node.text)
             tf = "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
@@ -222,3 +238,9 @@ def _any(columns: dict[str, float]) -> str:
 def bm25_idf(pages: int, with_word: int) -> float:
     """BM25's idf (Lucene's, always positive)."""
     return math.log(1 + (pages - with_word + 0.5) / (with_word + 0.5))
+
+
+def stem_literals(stems: dict[str, list[str]]) -> dict[str, str]:
+    """Each word's stems (as `to_tsvector('pdfindex_stems', word)` gives them) as the
+    tsquery plainto_tsquery would make of the word: its stems ANDed."""
+    return {word: _join([lexeme(s) for s in found], "&") for word, found in stems.items()}

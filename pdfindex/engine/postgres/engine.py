@@ -20,18 +20,20 @@ from pdfindex import query as pq
 from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.postgres.compiler import (
     EVERYTHING,
-    K1,
     NOTHING,
-    B,
     Compiler,
     bm25_idf,
+    stem_literals,
 )
 from pdfindex.engine.postgres.schema import (
     FORMAT_VERSION,
+    K1,
     TABLES,
     WRITER_LOCK,
+    B,
     create_or_check,
 )
+from pdfindex.engine.postgres.topk import Planner, stems_of
 from pdfindex.engine.postgres.writer import PostgresWriter
 from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
 from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
@@ -61,6 +63,9 @@ class PostgresEngine:
 
     name = "postgres"
     recovered: str | None = None  # the database keeps itself consistent
+    # How the last ranked search found its top pages: "lists" (the impact lists,
+    # pdfindex.engine.postgres.topk) or "full" (every matching page scored).
+    last_ranking = ""
 
     def __init__(self, folder: Path, url: str, read_url: str | None = None) -> None:
         if not url:
@@ -253,12 +258,23 @@ class PostgresEngine:
         def idf(word: str) -> float:
             return bm25_idf(count, document_frequency.get(word, 0))
 
+        prefix_pages = self._prefix_pages
+        stems = stems_of(self._rows, query)
+        stemmed = stem_literals(stems)
         norm = f"{K1 * (1 - B)!r} + {K1 * B / max(mean, 1.0)!r} * length"
-        scorer = Compiler(self.similar_terms, idf, self._prefix_idf(count), stems=True, norm=norm)
+        scorer = Compiler(
+            self.similar_terms,
+            idf,
+            lambda prefix: bm25_idf(count, min(count, prefix_pages(prefix))),
+            stems=True,
+            norm=norm,
+            stemmed=stemmed,
+        )
         score = scorer.score(query, {"words": 1.0})
-        matcher = Compiler(self.similar_terms, stems=True)
+        matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
         match = matcher.match(query, "words")
-        if any(isinstance(leaf, pq.Phrase) for leaf in pq.leaves(query)):
+        phrases = any(isinstance(leaf, pq.Phrase) for leaf in pq.leaves(query))
+        if phrases:
             # Pages whose positions were cut (schema): their phrases as words anywhere.
             relaxed = matcher.tsquery(query, relaxed=True)
             match = f"({match} OR (lossy = 1 AND {matcher.condition('words', relaxed)}))"
@@ -270,24 +286,86 @@ class PostgresEngine:
         if pages:
             conditions.append("page BETWEEN %s AND %s")
             params += [pages[0], pages[1]]
-        params.append(limit)
+        where = " AND ".join(conditions)
+        if not slug and not pages:
+            planner = Planner(
+                self._rows,
+                document_frequency,
+                idf,
+                prefix_pages,
+                self.similar_terms,
+                self._count_terms,
+                mean,
+                stems,
+            )
+            plan = planner.plan(query)
+            if plan is not None:
+                rows = self._rows(
+                    f"WITH candidates AS ({plan.sql}), scored AS MATERIALIZED ("
+                    f" SELECT p.path, p.page, {score} AS score FROM candidates c"
+                    " JOIN pdfindex_pages p ON p.path = c.path AND p.page = c.page"
+                    f" WHERE {where}),"
+                    " top AS (SELECT path, page, score FROM scored"
+                    " ORDER BY score DESC, path, page LIMIT %s)"
+                    " SELECT t.path, p.slug, t.page, t.score, p.text FROM top t"
+                    " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
+                    " ORDER BY t.score DESC, t.path, t.page",
+                    [*plan.params, *params, limit],
+                )
+                if plan.exact([float(row[3]) for row in rows], limit):
+                    total = (
+                        int(
+                            self._rows(
+                                f"SELECT count(*) FROM pdfindex_pages WHERE {where}",
+                                params[len(scorer.params) :],
+                            )[0][0]
+                        )
+                        if phrases
+                        else self._count_terms(*self._on_terms(query, stemmed))
+                    )
+                    self.last_ranking = "lists"
+                    hits = [
+                        PageHit(path, s, n, float(sc), "", text) for path, s, n, sc, text in rows
+                    ]
+                    return RankedPages(total, hits, self._marked_terms(query, hits))
+        self.last_ranking = "full"
         rows = self._rows(
             # Scored first, apart (MATERIALIZED): the count's window then holds (path,
             # page, score) rows, not whole pages with their tsvectors, which spilled to
             # disk past work_mem (390 of 620 ms for `the` at 48,000 pages).
             "WITH scored AS MATERIALIZED ("
-            f" SELECT path, page, {score} AS score"
-            f" FROM pdfindex_pages WHERE {' AND '.join(conditions)}),"
+            f" SELECT path, page, {score} AS score FROM pdfindex_pages WHERE {where}),"
             " hits AS (SELECT path, page, score, count(*) OVER () AS total FROM scored"
             " ORDER BY score DESC, path, page LIMIT %s)"
             " SELECT h.path, p.slug, h.page, h.score, p.text, h.total FROM hits h"
             " JOIN pdfindex_pages p ON p.path = h.path AND p.page = h.page"
             " ORDER BY h.score DESC, h.path, h.page",
-            params,
+            [*params, limit],
         )
         hits = [PageHit(path, s, page, float(sc), "", text) for path, s, page, sc, text, _ in rows]
         total = int(rows[0][5]) if rows else 0
         return RankedPages(total, hits, self._marked_terms(query, hits))
+
+    def _on_terms(self, query: pq.Node, stemmed: dict[str, str]) -> tuple[str, list[Any]]:
+        """What `query` matches, as a condition on the narrow pdfindex_terms (no phrase:
+        its vectors hold no positions)."""
+        matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
+        return matcher.match(query, "words"), matcher.params
+
+    def _count_terms(self, condition: str, params: list[Any]) -> int:
+        """Pages meeting `condition` on pdfindex_terms, counted from its GIN indexes and
+        narrow heap: the planner, which does not see that a sequential scan would read
+        every page's vectors from TOAST, is kept from one."""
+        with self._lock:
+            if self._connection.closed:
+                self._connection = self._connect(self.read_url, autocommit=True)
+            with self._connection.transaction():
+                self._connection.execute("SET LOCAL enable_seqscan = off")
+                row = self._connection.execute(
+                    f"SELECT count(*) FROM pdfindex_terms WHERE {condition}",  # type: ignore[arg-type]
+                    params,
+                ).fetchone()
+        return int(row[0]) if row else 0
 
     def _document_frequency(self, node: pq.Node) -> dict[str, int]:
         """Pages holding each word of the query (its typos' words too)."""
@@ -306,15 +384,14 @@ class PostgresEngine:
         )
         return dict(rows)  # type: ignore[arg-type]
 
-    def _prefix_idf(self, count: int) -> Any:
-        def prefix_idf(prefix: str) -> float:
-            rows = self._rows(
-                "SELECT coalesce(sum(pages), 0) FROM pdfindex_words WHERE word LIKE %s",
-                (_like_prefix(prefix),),
-            )
-            return bm25_idf(count, min(count, int(rows[0][0])))
-
-        return prefix_idf
+    def _prefix_pages(self, prefix: str) -> int:
+        """The pages of the words starting with `prefix`, summed (a page with two of
+        them counts twice): the prefix's idf, and how broad it is."""
+        rows = self._rows(
+            "SELECT coalesce(sum(pages), 0) FROM pdfindex_words WHERE word LIKE %s",
+            (_like_prefix(prefix),),
+        )
+        return int(rows[0][0])
 
     def _marked_terms(self, node: pq.Node, hits: list[PageHit]) -> set[str]:
         """The index words the query stands for, for snippets to mark; a typo's and a
@@ -417,6 +494,9 @@ class PostgresEngine:
             wrapped = PostgresWriter(connection)
             if clear:
                 for table in (
+                    "pdfindex_impacts",
+                    "pdfindex_lists",
+                    "pdfindex_terms",
                     "pdfindex_elements",
                     "pdfindex_pages",
                     "pdfindex_files",

@@ -1,6 +1,6 @@
 """The postgres engine's writer: a file's parts added, replaced and removed in the
-writer's one transaction, the vocabulary's page counts moved with them (at commit: see
-schema.pdfindex_count_words)."""
+writer's one transaction, the vocabulary's page counts and the impact lists moved with
+them (at commit: see schema.pdfindex_count_words)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import COUNTED, page_vector, plain_vector
+from pdfindex.engine.postgres.schema import ADDED, COUNTED, page_vector, plain_vector
 from pdfindex.models import FileRecord
 
 
@@ -41,6 +41,14 @@ class PostgresWriter:
                     (record.path, number, record.slug, stored, vector, len(words), lossy)
                 )
         self._count(record.path, +1)
+        # The narrow copy for counting, and the file noted for the impact lists (commit).
+        self._execute(
+            "INSERT INTO pdfindex_terms SELECT path, page, strip(words), strip(stems)"
+            " FROM pdfindex_pages WHERE path = %s",
+            (record.path,),
+        )
+        self._execute(ADDED)
+        self._execute("INSERT INTO pdfindex_added VALUES (%s)", (record.path,))
         self._put_record(record)
 
     def _count(self, path: str, sign: int) -> None:
@@ -63,7 +71,13 @@ class PostgresWriter:
     def remove_file(self, path: str) -> None:
         self.changed = True
         self._count(path, -1)
-        for table in ("pdfindex_pages", "pdfindex_elements", "pdfindex_files"):
+        for table in (
+            "pdfindex_impacts",
+            "pdfindex_terms",
+            "pdfindex_pages",
+            "pdfindex_elements",
+            "pdfindex_files",
+        ):
             self._execute(f"DELETE FROM {table} WHERE path = %s", (path,))
 
     def replace_record(self, record: FileRecord) -> None:
