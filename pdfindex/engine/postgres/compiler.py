@@ -202,6 +202,56 @@ class Compiler:
             )
         return "(" + " + ".join(parts) + ")"
 
+    # -- SQL: a page's score, each leaf's frequency computed once ------------------------
+
+    def page_score(self, node: pq.Node) -> tuple[str, str, str]:
+        """BM25 of a page (the `words` and `stems` columns) as (score, matched, lateral):
+        `lateral` is the select list of a LATERAL subquery `tf` computing each leaf's
+        frequency once, which `score` and `matched` (whether the page matches `node`) read.
+        Scoring in place (`score`) searched a page's vectors again for every coordination
+        bonus; the parameters are the lateral's, in order."""
+        self._lateral: list[str] = []
+        score, matched = self._page(node, 1.0)
+        return score, matched, ", ".join(self._lateral) or "0 AS t0"
+
+    def _column(self, sql: str) -> str:
+        name = f"t{len(self._lateral)}"
+        self._lateral.append(f"{sql} AS {name}")
+        return f"tf.{name}"
+
+    def _page(self, node: pq.Node, boost: float) -> tuple[str, str]:
+        if isinstance(node, pq.Not):
+            return "0", f"(NOT {self._column(self.match(node.child, 'words'))})"
+        if isinstance(node, pq.And | pq.Or):
+            weight = boost * node.boost
+            parts = [self._page(c, weight) for c in node.children]
+            scores = [score for score, _ in parts]
+            if isinstance(node, pq.Or) and node.coord:
+                bonus = node.coord * weight
+                scores += [f"(CASE WHEN {m} THEN {bonus!r} ELSE 0 END)" for _, m in parts]
+            joiner = " AND " if isinstance(node, pq.And) else " OR "
+            return "(" + " + ".join(scores) + ")", "(" + joiner.join(m for _, m in parts) + ")"
+        weight = boost * node.boost * self._idf(node)
+        if isinstance(node, pq.Stem) and self.stems:
+            literal = self.stemmed.get(node.text)
+            if literal is None:
+                self.params.append(node.text)
+                tf = "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
+            elif literal in (NOTHING, EVERYTHING):
+                return "0", "false"
+            else:
+                self.params.append(literal)
+                tf = "ts_rank_cd(stems, %s::tsquery, 0)"
+        else:
+            literal = self.leaf(node)
+            if literal in (NOTHING, EVERYTHING):
+                return "0", "false"
+            self.params.append(literal)
+            tf = "ts_rank_cd(words, %s::tsquery, 0)"
+        found = self._column(tf)
+        score = f"({weight!r} * pdfindex_bm25(10 * {found}, ({self.norm})::float8))"
+        return score, f"({found} > 0)"
+
     def _idf(self, node: pq.Node) -> float:
         if isinstance(node, pq.Term | pq.Stem):
             return self.idf(node.text)

@@ -41,6 +41,7 @@ from pdfindex.models import FileRecord, PageHit, PageRef
 
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 TEXT_BATCH = 64  # candidate pages whose texts are read in one query
+EXPANSIONS_KEPT = 256  # typos' vocabulary words remembered (per generation)
 CONNECT_TIMEOUT = 10  # seconds
 REPLAY_WAIT = 30.0  # seconds a writer waits for the read replica to replay the last commit
 REPLAY_POLL = 0.005  # seconds between two looks at the replica's generation
@@ -91,6 +92,7 @@ class PostgresEngine:
             lambda _: Vocabulary(w for (w,) in self._rows("SELECT word FROM pdfindex_words"))
         )
         self._stats = GenerationCache(lambda _: self._page_stats())
+        self._expansions: dict[tuple[int, str, int], list[str]] = {}
 
     # -- the connection ----------------------------------------------------------------
 
@@ -270,14 +272,18 @@ class PostgresEngine:
             norm=norm,
             stemmed=stemmed,
         )
-        score = scorer.score(query, {"words": 1.0})
+        score, matched, lateral = scorer.page_score(query)
         matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
         match = matcher.match(query, "words")
         phrases = any(isinstance(leaf, pq.Phrase) for leaf in pq.leaves(query))
+        loose, loose_params = "", []
         if phrases:
             # Pages whose positions were cut (schema): their phrases as words anywhere.
             relaxed = matcher.tsquery(query, relaxed=True)
-            match = f"({match} OR (lossy = 1 AND {matcher.condition('words', relaxed)}))"
+            before = len(matcher.params)
+            loose = f" OR (lossy = 1 AND {matcher.condition('words', relaxed)})"
+            loose_params = matcher.params[before:]
+            match = f"({match}{loose})"
         conditions = [match]
         params: list[Any] = [*scorer.params, *matcher.params]
         if slug:
@@ -300,17 +306,19 @@ class PostgresEngine:
             )
             plan = planner.plan(query)
             if plan is not None:
+                # Whether a candidate matches, read from its frequencies (tf).
                 rows = self._rows(
                     f"WITH candidates AS ({plan.sql}), scored AS MATERIALIZED ("
                     f" SELECT p.path, p.page, {score} AS score FROM candidates c"
                     " JOIN pdfindex_pages p ON p.path = c.path AND p.page = c.page"
-                    f" WHERE {where}),"
+                    f" CROSS JOIN LATERAL (SELECT {lateral} OFFSET 0) tf"
+                    f" WHERE {matched}{loose}),"
                     " top AS (SELECT path, page, score FROM scored"
                     " ORDER BY score DESC, path, page LIMIT %s)"
                     " SELECT t.path, p.slug, t.page, t.score, p.text FROM top t"
                     " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
                     " ORDER BY t.score DESC, t.path, t.page",
-                    [*plan.params, *params, limit],
+                    [*plan.params, *scorer.params, *loose_params, limit],
                 )
                 if plan.exact([float(row[3]) for row in rows], limit):
                     total = (
@@ -334,7 +342,8 @@ class PostgresEngine:
             # page, score) rows, not whole pages with their tsvectors, which spilled to
             # disk past work_mem (390 of 620 ms for `the` at 48,000 pages).
             "WITH scored AS MATERIALIZED ("
-            f" SELECT path, page, {score} AS score FROM pdfindex_pages WHERE {where}),"
+            f" SELECT path, page, {score} AS score FROM pdfindex_pages"
+            f" CROSS JOIN LATERAL (SELECT {lateral} OFFSET 0) tf WHERE {where}),"
             " hits AS (SELECT path, page, score, count(*) OVER () AS total FROM scored"
             " ORDER BY score DESC, path, page LIMIT %s)"
             " SELECT h.path, p.slug, h.page, h.score, p.text, h.total FROM hits h"
@@ -464,8 +473,16 @@ class PostgresEngine:
         if maxdist == 0:
             rows = self._rows("SELECT word FROM pdfindex_words WHERE word = %s", (word,))
             return [word] if rows else []
-        vocabulary: Vocabulary = self._vocabulary.get(None, self._generation())
-        return vocabulary.within(word, maxdist)
+        generation = self._generation()
+        vocabulary: Vocabulary = self._vocabulary.get(None, generation)
+        # One ranked search expands a typo for its match, score, idf, plan and marks:
+        # the 400,000-word vocabulary is searched once (11 ms), not each time.
+        key = (generation, word, maxdist)
+        if key not in self._expansions:
+            if len(self._expansions) >= EXPANSIONS_KEPT:
+                self._expansions.clear()
+            self._expansions[key] = vocabulary.within(word, maxdist)
+        return self._expansions[key]
 
     def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
         rows = self._rows(
