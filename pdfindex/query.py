@@ -38,6 +38,22 @@ _WORD_SUFFIX = re.compile(
 )
 
 
+# English function words: articles, pronouns, auxiliary and modal verbs, question words,
+# conjunctions and the commonest prepositions; dropped from questions by
+# pdfindex.search.understand, paired in the postgres engine's index (its page_vector).
+# Not NLTK's fuller list (which Whoosh ships): it also drops words that carry the meaning
+# in manuals ("turn off", "code before a command", "after" hooks, "all", "same"); on the
+# whole tuning set both lists rank alike (benchmarks/results, relevance-tuning).
+ENGLISH_FUNCTION_WORDS = frozenset(
+    """a an the and or but if then than so as of to in into for with by from at on about
+    i me my mine myself we us our ours you your yours he him his she her hers it its they
+    them their theirs this that these those is am are was were be been being have has had
+    having do does did doing done can could would should will shall may might must what
+    which who whom whose when where why how there here such just also very not nor s t
+    don""".split()
+)
+
+
 def words(text: str) -> list[str]:
     """Casefolded \\w runs: the words of a text as the index sees them."""
     return [w.casefold() for w in _WORD.findall(text)]

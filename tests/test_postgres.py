@@ -323,6 +323,8 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
             ],
             pq.parse('"the font"'),
             pq.parse('"of the" table'),
+            pq.parse('"of the"'),  # one lexeme: a pair of function words (schema)
+            pq.parse('"table of the"'),
             pq.parse("the"),
             pq.parse("col*"),
             pq.parse("fnot~1 OR tabel~1"),

@@ -16,25 +16,26 @@ import re
 from dataclasses import replace
 
 from pdfindex.errors import InvalidQuery, QueryTooLarge
-from pdfindex.query import And, Node, Or, Stem, Term, any_of, normalize_query, parse, words
+from pdfindex.query import (
+    ENGLISH_FUNCTION_WORDS,
+    And,
+    Node,
+    Or,
+    Stem,
+    Term,
+    any_of,
+    normalize_query,
+    parse,
+    words,
+)
 from pdfindex.search.language import FUNCTION_WORDS
 
 # What makes a query explicit syntax rather than natural language.
 _SYNTAX = re.compile(r'["()~*^]|(?<!\S)(?:AND|OR|NOT)(?!\S)')
 
-# English function words: articles, pronouns, auxiliary and modal verbs, question words,
-# conjunctions and the commonest prepositions. Not NLTK's fuller list (which Whoosh ships,
-# importable only inside pdfindex.engine.whoosh): it also drops words that carry the
-# meaning in manuals ("turn off", "code before a command", "after" hooks, "all", "same");
-# on the whole tuning set both lists rank alike (benchmarks/results, relevance-tuning).
-ENGLISH = frozenset(
-    """a an the and or but if then than so as of to in into for with by from at on about
-    i me my mine myself we us our ours you your yours he him his she her hers it its they
-    them their theirs this that these those is am are was were be been being have has had
-    having do does did doing done can could would should will shall may might must what
-    which who whom whose when where why how there here such just also very not nor s t
-    don""".split()
-)
+# English function words (pdfindex.query, where the postgres engine's word pairs read
+# them too).
+ENGLISH = ENGLISH_FUNCTION_WORDS
 COORD = 1.5  # what each query word a page holds adds to its BM25 score (tuned, README)
 STEM_WEIGHT = 0.5  # a word's stem ranks at this weight next to the word itself (tuned)
 # False gives the ranking as it was before (every word of the query, any counting, no

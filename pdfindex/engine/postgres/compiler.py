@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import K1, MAX_LEXEME_BYTES
+from pdfindex.engine.postgres.schema import K1, MAX_LEXEME_BYTES, is_paired, pairs_of
 
 NOTHING, EVERYTHING = "\x00nothing", "\x00everything"  # tsqueries with no literal
 
@@ -65,7 +65,12 @@ def phrase(words: tuple[str, ...], slop: int, relaxed: bool = False) -> str:
     if NOTHING in literals:
         return NOTHING
     if slop <= 1:
-        return "(" + " <-> ".join(literals) + ")"
+        # Pairs of function words are lexemes of their own (schema.page_vector): a
+        # phrase of two is one, and a longer one needs its pairs too (fewer candidates).
+        pairs = [f"'{p}'" for p in pairs_of(words)]
+        if is_paired(words):
+            return pairs[0]
+        return _join(["(" + " <-> ".join(literals) + ")", *pairs], "&")
     pairs = [
         _join([f"{a} <{d}> {b}" for d in range(1, slop + 1)], "|")
         for a, b in zip(literals, literals[1:], strict=False)
@@ -294,3 +299,11 @@ def stem_literals(stems: dict[str, list[str]]) -> dict[str, str]:
     """Each word's stems (as `to_tsvector('pdfindex_stems', word)` gives them) as the
     tsquery plainto_tsquery would make of the word: its stems ANDed."""
     return {word: _join([lexeme(s) for s in found], "&") for word, found in stems.items()}
+
+
+def positional(node: pq.Node) -> bool:
+    """Whether the tree holds a phrase that needs the words' positions (not one pair)."""
+    return any(
+        isinstance(leaf, pq.Phrase) and not (leaf.slop <= 1 and is_paired(leaf.words))
+        for leaf in pq.leaves(node)
+    )

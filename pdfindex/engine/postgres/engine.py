@@ -23,6 +23,7 @@ from pdfindex.engine.postgres.compiler import (
     NOTHING,
     Compiler,
     bm25_idf,
+    positional,
     stem_literals,
 )
 from pdfindex.engine.postgres.schema import (
@@ -32,6 +33,7 @@ from pdfindex.engine.postgres.schema import (
     WRITER_LOCK,
     B,
     create_or_check,
+    pairs_of,
 )
 from pdfindex.engine.postgres.topk import Planner, stems_of
 from pdfindex.engine.postgres.writer import PostgresWriter
@@ -89,7 +91,9 @@ class PostgresEngine:
         else:
             create_or_check(self._connection)
         self._vocabulary = GenerationCache(
-            lambda _: Vocabulary(w for (w,) in self._rows("SELECT word FROM pdfindex_words"))
+            lambda _: Vocabulary(
+                w for (w,) in self._rows("SELECT word FROM pdfindex_words WHERE word !~ '^~'")
+            )
         )
         self._stats = GenerationCache(lambda _: self._page_stats())
         self._expansions: dict[tuple[int, str, int], list[str]] = {}
@@ -284,7 +288,7 @@ class PostgresEngine:
         score, matched, lateral = scorer.page_score(query)
         matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
         match = matcher.match(query, "words")
-        phrases = any(isinstance(leaf, pq.Phrase) for leaf in pq.leaves(query))
+        phrases = positional(query)
         loose, loose_params = "", []
         if phrases:
             # Pages whose positions were cut (schema): their phrases as words anywhere.
@@ -386,6 +390,7 @@ class PostgresEngine:
                 wanted.add(leaf.text)
             elif isinstance(leaf, pq.Phrase):
                 wanted.update(leaf.words)
+                wanted.update(pairs_of(leaf.words))
             elif isinstance(leaf, pq.Fuzzy):
                 wanted.update(self.similar_terms(leaf.text, leaf.distance))
         if not wanted:

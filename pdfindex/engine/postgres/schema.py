@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
+from pdfindex.query import ENGLISH_FUNCTION_WORDS
 
-FORMAT_VERSION = 7  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
-# 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk)
+K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
+PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
+
+FORMAT_VERSION = 8  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
+# 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
+# 8: pairs of function words (page_vector)
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383
@@ -260,12 +264,35 @@ def _exists(connection: Any, table: str) -> bool:
     return connection.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0]
 
 
-def page_vector(words: list[str]) -> tuple[str, int]:
+def pair(first: str, second: str) -> str:
+    """The lexeme of two function words side by side: `~of the` (no query word starts
+    with `~`, so prefixes and typos never meet one)."""
+    return f"~{first} {second}"
+
+
+def pairs_of(words: tuple[str, ...]) -> list[str]:
+    """The pair lexemes a page holding these words side by side holds."""
+    neighbours = zip(words, words[1:], strict=False)
+    return [pair(a, b) for a, b in neighbours if a in PAIRED and b in PAIRED]
+
+
+def is_paired(words: tuple[str, ...]) -> bool:
+    """Whether a phrase of these words is one pair lexeme."""
+    return len(words) == 2 and all(w in PAIRED for w in words)
+
+
+def page_vector(words: list[str], pairs: bool = True) -> tuple[str, int]:
     """The `tsvector` literal of a page's words with their positions, and how lossy it
-    is (0: all there; 1: some positions dropped; 2: some words dropped)."""
+    is (0: all there; 1: some positions dropped; 2: some words dropped). With `pairs`,
+    two function words side by side are one more lexeme at the first one's position
+    (`~of the`): a phrase of them is then one lexeme, counted and ranked from the
+    index, where `'of' <-> 'the'` reads the positions of 17,500 of 48,000 pages."""
     positions: dict[str, list[int]] = {}
     lossy = 0
-    for number, word in enumerate(words, start=1):
+    items = enumerate(words, start=1)
+    if pairs:
+        items = _with_pairs(words)  # type: ignore[assignment]
+    for number, word in items:
         if len(word.encode("utf-8")) > MAX_LEXEME_BYTES:
             lossy = 2
             continue
@@ -284,7 +311,19 @@ def page_vector(words: list[str]) -> tuple[str, int]:
     return literal, lossy
 
 
+def _with_pairs(words: list[str]) -> list[tuple[int, str]]:
+    """(position, lexeme) of each word, and of each pair of function words after it."""
+    found: list[tuple[int, str]] = []
+    previous = ""
+    for number, word in enumerate(words, start=1):
+        found.append((number, word))
+        if previous in PAIRED and word in PAIRED:
+            found.append((number - 1, pair(previous, word)))
+        previous = word
+    return found
+
+
 def plain_vector(words: list[str]) -> str:
     """A `tsvector` literal of words (element captions and context): page_vector's,
     whatever it had to drop (elements are ranked, never matched exactly)."""
-    return page_vector(words)[0]
+    return page_vector(words, pairs=False)[0]

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.compiler import NOTHING, Compiler, lexeme
-from pdfindex.engine.postgres.schema import K1, LIST_PAGES
+from pdfindex.engine.postgres.compiler import NOTHING, Compiler, lexeme, positional
+from pdfindex.engine.postgres.schema import K1, LIST_PAGES, pairs_of
 
 RARE = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
 MOST = K1 + 1  # BM25's term part reaches at most k1 + 1; an impact is the part over it
@@ -70,7 +70,7 @@ class Planner:
             bound, can = self._bound(query, 1.0)
         except _Broad:
             return None
-        if any(isinstance(leaf, pq.Phrase) for leaf in pq.leaves(query)):
+        if positional(query):
             # Pages whose positions were cut match phrases loosely (schema): always scored.
             self._pieces.append("SELECT path, page FROM pdfindex_pages WHERE lossy > 0")
         if not self._pieces:
@@ -82,7 +82,12 @@ class Planner:
     def _look_up(self, query: pq.Node) -> None:
         words = sorted(
             {leaf.text for leaf in pq.leaves(query) if isinstance(leaf, pq.Term)}
-            | {w for leaf in pq.leaves(query) if isinstance(leaf, pq.Phrase) for w in leaf.words}
+            | {
+                w
+                for leaf in pq.leaves(query)
+                if isinstance(leaf, pq.Phrase)
+                for w in (*leaf.words, *pairs_of(leaf.words))
+            }
         )
         wanted = [("w", w) for w in words] + [
             ("s", s) for stems in self.stems.values() for s in stems
@@ -152,15 +157,16 @@ class Planner:
     def _phrase(self, node: pq.Phrase, weight: float) -> tuple[float, bool]:
         """A phrase is on a page at most as often as each of its words: a page outside
         one word's list scores at most that word's bound with the phrase's idf."""
-        bounds = [(self._beyond("w", w), w) for w in node.words]
+        lexemes = [*node.words, *(pairs_of(node.words) if node.slop <= 1 else [])]
+        bounds = [(self._beyond("w", w), w) for w in lexemes]
         unlisted = [w for b, w in bounds if b is None]
         if unlisted:
             if min(self.frequency.get(w, 0) for w in unlisted) > RARE:
                 raise _Broad
             literal = Compiler(self.expand).leaf(node)
+            table = "pdfindex_pages" if positional(node) else "pdfindex_terms"
             self._pieces.append(
-                "SELECT path, page FROM pdfindex_pages WHERE words @@ "
-                + _literal(self._params, literal)
+                f"SELECT path, page FROM {table} WHERE words @@ " + _literal(self._params, literal)
             )
             return 0.0, False
         beyond, word = min((b, w) for b, w in bounds if b is not None)
