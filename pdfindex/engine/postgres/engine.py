@@ -179,10 +179,14 @@ class PostgresEngine:
         rows = self._rows("SELECT value FROM pdfindex_meta WHERE key = 'generation'")
         return int(rows[0][0]) if rows else -1
 
-    def _page_stats(self) -> tuple[int, float]:
-        """Pages, and their mean length in words: BM25's N and average length."""
-        count, mean = self._rows("SELECT count(*), avg(length) FROM pdfindex_pages")[0]
-        return int(count), float(mean or 0.0)
+    def _page_stats(self) -> tuple[int, float, int]:
+        """Pages, and their mean length in words: BM25's N and average length; and from
+        how many pages on a word has an impact list (schema)."""
+        count, mean, listed = self._rows(
+            "SELECT count(*), avg(length), (SELECT value FROM pdfindex_meta"
+            " WHERE key = 'list_pages') FROM pdfindex_pages"
+        )[0]
+        return int(count), float(mean or 0.0), int(listed)
 
     # -- the catalog -------------------------------------------------------------------
 
@@ -267,7 +271,7 @@ class PostgresEngine:
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
-        count, mean = self._stats.get(None, self._generation())
+        count, mean, listed = self._stats.get(None, self._generation())
         document_frequency = self._document_frequency(query)
 
         def idf(word: str) -> float:
@@ -316,6 +320,7 @@ class PostgresEngine:
                 self._count_terms,
                 mean,
                 stems,
+                rare=2 * listed,
             )
             plan = planner.plan(query)
             if plan is not None:
@@ -375,12 +380,14 @@ class PostgresEngine:
         matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
         return matcher.match(query, "words"), matcher.params
 
-    def _count_terms(self, condition: str, params: list[Any]) -> int:
-        """Pages meeting `condition` on pdfindex_terms, counted from its GIN indexes and
-        narrow heap."""
-        sql = f"SELECT count(*) FROM pdfindex_terms WHERE {condition}"
-        rows = self._rows(sql, params, indexed=True)
-        return int(rows[0][0]) if rows else 0
+    def _count_terms(self, condition: str, params: list[Any], most: int = 0) -> int:
+        """Pages meeting `condition` on pdfindex_terms (`most`: counted up to that many),
+        from its GIN indexes and narrow heap."""
+        rows = f"SELECT 1 FROM pdfindex_terms WHERE {condition}" + (
+            f" LIMIT {int(most)}" if most else ""
+        )
+        found = self._rows(f"SELECT count(*) FROM ({rows}) AS r", params, indexed=True)
+        return int(found[0][0]) if found else 0
 
     def _document_frequency(self, node: pq.Node) -> dict[str, int]:
         """Pages holding each word of the query (its typos' words too)."""

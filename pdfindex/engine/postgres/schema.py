@@ -24,9 +24,9 @@ from pdfindex.query import ENGLISH_FUNCTION_WORDS
 K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
 
-FORMAT_VERSION = 8  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
+FORMAT_VERSION = 9  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
 # 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
-# 8: pairs of function words (page_vector)
+# 8: pairs of function words (page_vector); 9: lists for stems of less common words
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383
@@ -110,6 +110,7 @@ CREATE = (
     # 's') on LIST_PAGES pages or more, its pages of highest impact; every page of the
     # lexeme whose impact is above `theta` is in the list, so a page outside it scores
     # at most theta (its impact computed with `mean`, the mean page length of then).
+    # `entries` -1: a stem found on fewer pages, no list.
     'CREATE TABLE pdfindex_lists (kind "char" NOT NULL, lexeme text COLLATE "C" NOT NULL,'
     " theta float8 NOT NULL, mean float8 NOT NULL, entries integer NOT NULL,"
     " PRIMARY KEY (kind, lexeme))",
@@ -159,7 +160,7 @@ CREATE = (
     "   FROM added a JOIN pdfindex_pages p ON p.path = a.path"
     "   CROSS JOIN LATERAL (SELECT 'w'::\"char\" AS kind, lexeme, positions FROM unnest(p.words)"
     "    UNION ALL SELECT 's', lexeme, positions FROM unnest(p.stems)) u"
-    "   JOIN pdfindex_lists l ON l.kind = u.kind AND l.lexeme = u.lexeme"
+    "   JOIN pdfindex_lists l ON l.kind = u.kind AND l.lexeme = u.lexeme AND l.entries >= 0"
     "   CROSS JOIN LATERAL (SELECT pdfindex_impact(cardinality(u.positions), p.length,"
     "    l.mean) AS impact) i"
     "   WHERE i.impact > l.theta RETURNING kind, lexeme)"
@@ -177,6 +178,22 @@ CREATE = (
     "   LOOP"
     "    PERFORM pdfindex_new_list('s', s.lexeme, mean, keep);"
     "   END LOOP;"
+    "  END LOOP;"
+    # A stem shared by several less common words (margin, margins, marginal) may be on
+    # LIST_PAGES pages too: the stems of words on a quarter of that are counted once
+    # (the ones short of it are remembered with entries -1, not counted again).
+    "  FOR s IN SELECT DISTINCT t.lexeme FROM pdfindex_words w,"
+    "   unnest(to_tsvector('pdfindex_stems', w.word)) t WHERE w.pages >= least_pages / 4"
+    "   AND w.word !~ '^~' AND NOT EXISTS (SELECT 1 FROM pdfindex_lists l"
+    "   WHERE l.kind = 's' AND l.lexeme = t.lexeme) LOOP"
+    "   IF mean IS NULL THEN mean := (SELECT greatest(avg(length), 1) FROM pdfindex_pages);"
+    "   END IF;"
+    "   IF (SELECT count(*) FROM pdfindex_terms"
+    "    WHERE stems @@ quote_literal(s.lexeme)::tsquery) >= least_pages THEN"
+    "    PERFORM pdfindex_new_list('s', s.lexeme, mean, keep);"
+    "   ELSE"
+    "    INSERT INTO pdfindex_lists VALUES ('s', s.lexeme, 0, mean, -1);"
+    "   END IF;"
     "  END LOOP;"
     "  FOR r IN SELECT kind, lexeme FROM pdfindex_lists WHERE entries > 2 * keep LOOP"
     "   WITH gone AS (DELETE FROM pdfindex_impacts i USING (SELECT path, page"

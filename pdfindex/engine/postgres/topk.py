@@ -23,7 +23,6 @@ from pdfindex import query as pq
 from pdfindex.engine.postgres.compiler import NOTHING, Compiler, lexeme, positional
 from pdfindex.engine.postgres.schema import K1, LIST_PAGES, pairs_of
 
-RARE = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
 MOST = K1 + 1  # BM25's term part reaches at most k1 + 1; an impact is the part over it
 Rows = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
@@ -57,9 +56,10 @@ class Planner:
     idf: Callable[[str], float]
     prefix_pages: Callable[[str], int]
     expand: Callable[[str, int], list[str]]
-    count: Callable[[str, list[Any]], int]
+    count: Callable[[str, list[Any], int], int]  # (condition, params, at most)
     mean: float
     stems: dict[str, list[str]]  # each Stem leaf's word: its stems (stems_of)
+    rare: int = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
     _lists: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     _pieces: list[str] = field(default_factory=list)
     _params: list[Any] = field(default_factory=list)
@@ -94,8 +94,8 @@ class Planner:
         ]
         if wanted:
             found = self.rows(
-                "SELECT kind, lexeme, theta, mean FROM pdfindex_lists"
-                ' WHERE (kind, lexeme) IN (SELECT * FROM unnest(%s::"char"[], %s::text[]))',
+                "SELECT kind, lexeme, theta, mean FROM pdfindex_lists WHERE entries >= 0"
+                ' AND (kind, lexeme) IN (SELECT * FROM unnest(%s::"char"[], %s::text[]))',
                 ([k for k, _ in wanted], [w for _, w in wanted]),
             )
             self._lists = {(k, w): (theta, mean) for k, w, theta, mean in found}
@@ -134,42 +134,43 @@ class Planner:
         return self._other(node)
 
     def _word(self, node: pq.Term, weight: float) -> tuple[float, bool]:
+        if self.frequency.get(node.text, 0) <= self.rare:  # every page of it: exact, few
+            return self._rare(f"words @@ {_literal(self._params, lexeme(node.text))}")
         beyond = self._beyond("w", node.text)
-        if beyond is not None:
-            self._listed("w", node.text)
-            return weight * self.idf(node.text) * beyond, True
-        if self.frequency.get(node.text, 0) > RARE:
+        if beyond is None:
             raise _Broad
-        return self._rare(f"words @@ {_literal(self._params, lexeme(node.text))}")
+        self._listed("w", node.text)
+        return weight * self.idf(node.text) * beyond, True
 
     def _stem(self, node: pq.Stem, weight: float) -> tuple[float, bool]:
+        condition = "stems @@ plainto_tsquery('pdfindex_stems', %s)"
+        if self.count(condition, [node.text], self.rare + 1) <= self.rare:
+            self._params.append(node.text)
+            return self._rare(condition)
         stems = self.stems.get(node.text, [])
         beyond = self._beyond("s", stems[0]) if len(stems) == 1 else None
-        if beyond is not None:
-            self._listed("s", stems[0])
-            return weight * self.idf(node.text) * beyond, True
-        condition = "stems @@ plainto_tsquery('pdfindex_stems', %s)"
-        if self.count(condition, [node.text]) > RARE:
+        if beyond is None:
             raise _Broad
-        self._params.append(node.text)
-        return self._rare(condition)
+        self._listed("s", stems[0])
+        return weight * self.idf(node.text) * beyond, True
 
     def _phrase(self, node: pq.Phrase, weight: float) -> tuple[float, bool]:
-        """A phrase is on a page at most as often as each of its words: a page outside
-        one word's list scores at most that word's bound with the phrase's idf."""
+        """A phrase is on a page at most as often as each of its words (and pairs of
+        function words): every page of its rarest one when that is rare, else the
+        candidates of the listed one with the lowest bound, and that bound with the
+        phrase's idf."""
         lexemes = [*node.words, *(pairs_of(node.words) if node.slop <= 1 else [])]
-        bounds = [(self._beyond("w", w), w) for w in lexemes]
-        unlisted = [w for b, w in bounds if b is None]
-        if unlisted:
-            if min(self.frequency.get(w, 0) for w in unlisted) > RARE:
-                raise _Broad
+        if min(self.frequency.get(w, 0) for w in lexemes) <= self.rare:
             literal = Compiler(self.expand).leaf(node)
             table = "pdfindex_pages" if positional(node) else "pdfindex_terms"
             self._pieces.append(
                 f"SELECT path, page FROM {table} WHERE words @@ " + _literal(self._params, literal)
             )
             return 0.0, False
-        beyond, word = min((b, w) for b, w in bounds if b is not None)
+        bounds = [(b, w) for w in lexemes if (b := self._beyond("w", w)) is not None]
+        if not bounds:
+            raise _Broad
+        beyond, word = min(bounds)
         self._listed("w", word)
         return weight * sum(self.idf(w) for w in node.words) * beyond, True
 
@@ -181,7 +182,7 @@ class Planner:
             assert isinstance(node, pq.Fuzzy)
             words = self.expand(node.text, node.distance) if node.distance else [node.text]
             pages = sum(self.frequency.get(w, 0) for w in words)
-        if pages > RARE:
+        if pages > self.rare:
             raise _Broad
         literal = Compiler(self.expand).leaf(node)
         return self._rare(f"words @@ {_literal(self._params, literal)}")
