@@ -180,9 +180,11 @@ CREATE = (
     "   END LOOP;"
     "  END LOOP;"
     # A stem shared by several less common words (margin, margins, marginal) may be on
-    # LIST_PAGES pages too: the stems of words on a quarter of that are counted once
-    # (the ones short of it are remembered with entries -1, not counted again).
-    "  FOR s IN SELECT DISTINCT t.lexeme FROM pdfindex_words w,"
+    # LIST_PAGES pages too: the stems of words on a quarter of that, whose count this
+    # commit moved, are counted once (the ones short of it are remembered with entries
+    # -1, not counted again).
+    "  FOR s IN SELECT DISTINCT t.lexeme FROM pdfindex_words w"
+    "   JOIN (SELECT DISTINCT word FROM pg_temp.pdfindex_counted) c ON c.word = w.word,"
     "   unnest(to_tsvector('pdfindex_stems', w.word)) t WHERE w.pages >= least_pages / 4"
     "   AND w.word !~ '^~' AND NOT EXISTS (SELECT 1 FROM pdfindex_lists l"
     "   WHERE l.kind = 's' AND l.lexeme = t.lexeme) LOOP"
@@ -227,11 +229,13 @@ CREATE = (
     "    ON CONFLICT (word) DO UPDATE SET pages = w.pages + excluded.pages;"
     "   DELETE FROM pdfindex_words w USING (SELECT DISTINCT word FROM"
     "    pg_temp.pdfindex_counted) c WHERE w.word = c.word AND w.pages <= 0;"
-    "   TRUNCATE pg_temp.pdfindex_counted;"
     "  END IF;"
     "  IF to_regclass('pg_temp.pdfindex_added') IS NOT NULL THEN"
     "   PERFORM pdfindex_update_lists();"
     "   TRUNCATE pg_temp.pdfindex_added;"
+    "  END IF;"
+    "  IF to_regclass('pg_temp.pdfindex_counted') IS NOT NULL THEN"
+    "   TRUNCATE pg_temp.pdfindex_counted;"
     "  END IF;"
     "  RETURN NEW;"
     " END $$",
