@@ -281,23 +281,19 @@ class PostgresEngine:
         stems = stems_of(self._rows, query)
         stemmed = stem_literals(stems)
         norm = f"{K1 * (1 - B)!r} + {K1 * B / max(mean, 1.0)!r} * length"
-        scorer = Compiler(
-            self.similar_terms,
-            idf,
-            lambda prefix: bm25_idf(count, min(count, prefix_pages(prefix))),
-            stems=True,
-            norm=norm,
-            stemmed=stemmed,
-        )
+
+        def scoring() -> Compiler:  # each SQL form keeps its own parameters
+            return Compiler(
+                self.similar_terms,
+                idf,
+                lambda prefix: bm25_idf(count, min(count, prefix_pages(prefix))),
+                stems=True,
+                norm=norm,
+                stemmed=stemmed,
+            )
+
+        scorer, inline = scoring(), scoring()
         score, matched, lateral = scorer.page_score(query)  # few candidates: tf read once
-        inline = Compiler(
-            self.similar_terms,
-            idf,
-            lambda prefix: bm25_idf(count, min(count, prefix_pages(prefix))),
-            stems=True,
-            norm=norm,
-            stemmed=stemmed,
-        )
         # Every match: a LATERAL subquery per row cost more than it saved (the 10-word
         # question ORed, 36,282 pages: 470 -> 780 ms).
         inline_score = inline.score(query, {"words": 1.0})
