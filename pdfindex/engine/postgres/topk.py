@@ -10,7 +10,9 @@ they are scored in full, and the answer stands when the last of the top `limit` 
 more than any page outside the candidates could (the sum of what each leaf can give a
 page beyond its list, coordination bonuses included). When it does not, or a leaf is
 neither rare nor listed (a broad prefix or typo), `plan` says so and the engine scores
-every match as before: the answer is always the same as scoring every page.
+every match as before: the answer is always the same as scoring every page. So it does
+when every page the query matches holds one of its rare leaves: they are few, and one
+statement scores them cheaper than the candidates' union.
 """
 
 from __future__ import annotations
@@ -30,17 +32,15 @@ Rows = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 @dataclass
 class Plan:
     """The candidates' SQL (a UNION of (path, page) rows) with its parameters, and the
-    most a page outside them could score (None: no page outside them matches)."""
+    most a page outside them could score."""
 
     sql: str
     params: list[Any]
-    bound: float | None
+    bound: float
 
     def exact(self, scores: list[float], limit: int) -> bool:
         """Whether the candidates' top `limit` (these scores, best first) is the top of
         every page the query matches."""
-        if self.bound is None:
-            return True
         return len(scores) >= limit and scores[limit - 1] > self.bound * (1 + 1e-9) + 1e-12
 
 
@@ -73,9 +73,11 @@ class Planner:
         if positional(query):
             # Pages whose positions were cut match phrases loosely (schema): always scored.
             self._pieces.append("SELECT path, page FROM pdfindex_pages WHERE lossy > 0")
-        if not self._pieces:
+        if not can:
+            # Every page it matches holds a rare leaf: few, and scoring them all in one
+            # statement (the GIN index intersecting the leaves) is the cheaper way.
             return None
-        return Plan(" UNION ".join(self._pieces), self._params, bound if can else None)
+        return Plan(" UNION ".join(self._pieces), self._params, bound)
 
     # -- what the database knows of the query's lexemes ---------------------------------
 
