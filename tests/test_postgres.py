@@ -329,6 +329,8 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
             pq.parse("col*"),
             pq.parse("fnot~1 OR tabel~1"),
             pq.parse("font AND (table OR figure) AND NOT margin"),
+            pq.parse("NOT font"),
+            pq.parse("the OR NOT font"),
         ]
         answered = []
         for query in queries:

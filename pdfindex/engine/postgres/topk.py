@@ -73,9 +73,10 @@ class Planner:
         if positional(query):
             # Pages whose positions were cut match phrases loosely (schema): always scored.
             self._pieces.append("SELECT path, page FROM pdfindex_pages WHERE lossy > 0")
-        if not can:
+        if not can or not self._pieces:
             # Every page it matches holds a rare leaf: few, and scoring them all in one
-            # statement (the GIN index intersecting the leaves) is the cheaper way.
+            # statement (the GIN index intersecting the leaves) is the cheaper way. Or
+            # nothing bounds it (NOT alone): every page may match.
             return None
         return Plan(" UNION ".join(self._pieces), self._params, bound)
 
