@@ -147,7 +147,9 @@ class Planner:
 
     def _stem(self, node: pq.Stem, weight: float) -> tuple[float, bool]:
         condition = "stems @@ plainto_tsquery('pdfindex_stems', %s)"
-        if self.count(condition, [node.text], self.rare + 1) <= self.rare:
+        # A stem is on every page of its word: a common word's is common, not counted.
+        common = self.frequency.get(node.text, 0) > self.rare
+        if not common and self.count(condition, [node.text], self.rare + 1) <= self.rare:
             self._params.append(node.text)
             return self._rare(condition)
         stems = self.stems.get(node.text, [])
