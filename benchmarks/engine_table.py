@@ -40,6 +40,12 @@ def main() -> None:
     parser.add_argument("--database-url", help="the postgres engine's database")
     parser.add_argument("--document", default="generic_pgf_pgfmanual", help="a long PDF's name")
     parser.add_argument("--runs", type=int, default=6)
+    parser.add_argument(
+        "--questions",
+        action="store_true",
+        help="also time every query of benchmarks/relevance as the tools read it, once "
+        "each after a warm-up pass: one row, p50 and max over the queries",
+    )
     args = parser.parse_args()
     engines = args.engine or ["tantivy"]
     tables = [measure(args, engine) for engine in engines]
@@ -117,12 +123,41 @@ def measure(
         rows.append((name, found, statistics.median(times), max(times)))
         if getattr(index.engine, "last_ranking", ""):  # postgres: lists or every match
             print(f"{engine}: {name} ranked by {index.engine.last_ranking}")
+    if args.questions:
+        rows.append(relevance_queries(index.engine))
     rss = (
         f"{started:.0f} MB before opening, {imported:.0f} MB with the index open, "
         f"{opened:.0f} MB after the first search, {rss_mb():.0f} MB at the end"
     )
     index.close()
     return rows, rss
+
+
+def relevance_queries(engine: object) -> tuple[str, int, float, float]:
+    """The relevance set's queries (questions and keyword lists) as search_documents
+    reads them: a spread of real queries rather than one, timed once each."""
+    import json
+
+    from pdfindex.search.ranked import ranked_pages
+    from pdfindex.search.understand import understand
+
+    folder = Path(__file__).parent / "relevance"
+    queries = [
+        json.loads(line)["query"]
+        for name in ("tuning.jsonl", "heldout.jsonl")
+        for line in (folder / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    trees = [understand(q) for q in queries]
+    for tree in trees:  # warm-up
+        ranked_pages(engine, tree, 10)  # type: ignore[arg-type]
+    times = []
+    for tree in trees:
+        begin = time.perf_counter()
+        ranked_pages(engine, tree, 10)  # type: ignore[arg-type]
+        times.append((time.perf_counter() - begin) * 1000)
+    name = f"{len(queries)} queries of benchmarks/relevance as the tools read them (p50, max)"
+    return name, len(queries), statistics.median(times), max(times)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,11 @@ class Compiler:
     stemmed: dict[str, str] = field(default_factory=dict)
     norm: str = str(K1)  # SQL: BM25's k1 * (1 - b + b * length / average length)
     params: list[object] = field(default_factory=list)
+    # Prefixes on many pages, scored as a constant where they match (their idf, as one
+    # occurrence on a page of average length): as Tantivy's and Elasticsearch's prefix
+    # queries always are, and what lets a broad prefix be answered without scoring its
+    # 20,000 pages (pdfindex.engine.postgres.engine.ranked).
+    constant: frozenset[str] = frozenset()
 
     # -- one tsquery for a whole tree ---------------------------------------------------
 
@@ -184,6 +189,9 @@ class Compiler:
                     parts.append(f"(CASE WHEN {condition} THEN {bonus!r} ELSE 0 END)")
             return "(" + " + ".join(parts) + ")"
         weight = boost * node.boost * self._idf(node)
+        if isinstance(node, pq.Prefix) and node.text in self.constant:
+            condition = self.condition(next(iter(columns)), self.leaf(node))
+            return f"(CASE WHEN {condition} THEN {weight!r} ELSE 0 END)"
         if isinstance(node, pq.Stem) and self.stems and node.text in self.stemmed:
             literal = self.stemmed[node.text]
             if literal in (NOTHING, EVERYTHING):
@@ -247,6 +255,9 @@ class Compiler:
             else:
                 self.params.append(literal)
                 tf = "ts_rank_cd(stems, %s::tsquery, 0)"
+        elif isinstance(node, pq.Prefix) and node.text in self.constant:
+            found = self._column(f"{self.condition('words', self.leaf(node))}::int")
+            return f"({weight!r} * {found})", f"({found} > 0)"
         else:
             literal = self.leaf(node)
             if literal in (NOTHING, EVERYTHING):

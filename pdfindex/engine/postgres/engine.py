@@ -4,6 +4,7 @@ on any hosts, read at once (from a streaming replica too: `read_url`); one write
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -67,7 +68,8 @@ class PostgresEngine:
     name = "postgres"
     recovered: str | None = None  # the database keeps itself consistent
     # How the last ranked search found its top pages: "lists" (the impact lists,
-    # pdfindex.engine.postgres.topk) or "full" (every matching page scored).
+    # pdfindex.engine.postgres.topk), "full" (every matching page scored) or "constant"
+    # (a broad prefix alone: its first pages).
     last_ranking = ""
 
     def __init__(self, folder: Path, url: str, read_url: str | None = None) -> None:
@@ -277,7 +279,15 @@ class PostgresEngine:
         def idf(word: str) -> float:
             return bm25_idf(count, document_frequency.get(word, 0))
 
-        prefix_pages = self._prefix_pages
+        prefix_pages = functools.cache(self._prefix_pages)
+        prefixes = {leaf.text for leaf in pq.leaves(query) if isinstance(leaf, pq.Prefix)}
+        constant = {  # broad prefixes (Compiler.constant): their idf
+            p: bm25_idf(count, min(count, prefix_pages(p)))
+            for p in prefixes
+            if prefix_pages(p) > 2 * listed
+        }
+        if isinstance(query, pq.Prefix) and query.text in constant and not slug and not pages:
+            return self._first_pages(query, limit, query.boost * constant[query.text])
         stems = stems_of(self._rows, query)
         stemmed = stem_literals(stems)
         norm = f"{K1 * (1 - B)!r} + {K1 * B / max(mean, 1.0)!r} * length"
@@ -290,6 +300,7 @@ class PostgresEngine:
                 stems=True,
                 norm=norm,
                 stemmed=stemmed,
+                constant=frozenset(constant),
             )
 
         scorer, inline = scoring(), scoring()
@@ -328,6 +339,7 @@ class PostgresEngine:
                 mean,
                 stems,
                 rare=2 * listed,
+                constant=constant,
             )
             plan = planner.plan(query)
             if plan is not None:
@@ -378,6 +390,23 @@ class PostgresEngine:
         )
         hits = [PageHit(path, s, page, float(sc), "", text) for path, s, page, sc, text, _ in rows]
         total = int(rows[0][5]) if rows else 0
+        return RankedPages(total, hits, self._marked_terms(query, hits))
+
+    def _first_pages(self, query: pq.Prefix, limit: int, score: float) -> RankedPages:
+        """A broad prefix alone: every page it is on scores the same (Compiler.constant),
+        so its top pages are its first ones, in the order ties are broken."""
+        literal = Compiler(self.similar_terms).leaf(query)
+        rows = self._rows(
+            "SELECT t.path, p.slug, t.page, p.text FROM (SELECT path, page"
+            " FROM pdfindex_terms WHERE words @@ %s::tsquery ORDER BY path, page LIMIT %s) t"
+            " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
+            " ORDER BY t.path, t.page",
+            [literal, limit],
+            indexed=True,
+        )
+        self.last_ranking = "constant"
+        hits = [PageHit(path, slug, page, score, "", text) for path, slug, page, text in rows]
+        total = self._count_terms("words @@ %s::tsquery", [literal])
         return RankedPages(total, hits, self._marked_terms(query, hits))
 
     def _on_terms(self, query: pq.Node, stemmed: dict[str, str]) -> tuple[str, list[Any]]:

@@ -60,6 +60,7 @@ class Planner:
     mean: float
     stems: dict[str, list[str]]  # each Stem leaf's word: its stems (stems_of)
     rare: int = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
+    constant: dict[str, float] = field(default_factory=dict)  # broad prefixes: their idf
     _lists: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     _pieces: list[str] = field(default_factory=list)
     _params: list[Any] = field(default_factory=list)
@@ -134,7 +135,7 @@ class Planner:
             return self._stem(node, weight)
         if isinstance(node, pq.Phrase):
             return self._phrase(node, weight)
-        return self._other(node)
+        return self._other(node, weight)
 
     def _word(self, node: pq.Term, weight: float) -> tuple[float, bool]:
         if self.frequency.get(node.text, 0) <= self.rare:  # every page of it: exact, few
@@ -179,9 +180,12 @@ class Planner:
         self._listed("w", word)
         return weight * sum(self.idf(w) for w in node.words) * beyond, True
 
-    def _other(self, node: pq.Node) -> tuple[float, bool]:
-        """A prefix or a typo: every page of it when it is rare, else too broad."""
+    def _other(self, node: pq.Node, weight: float) -> tuple[float, bool]:
+        """A prefix or a typo: every page of it when it is rare, else too broad; a
+        broad prefix scores the same on every page it is on (`constant`)."""
         if isinstance(node, pq.Prefix):
+            if node.text in self.constant:
+                return weight * self.constant[node.text], True
             pages = self.prefix_pages(node.text)
         else:
             assert isinstance(node, pq.Fuzzy)
