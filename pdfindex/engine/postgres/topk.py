@@ -8,10 +8,11 @@ highest BM25 term part, and `theta`, which no page outside the list exceeds. The
 candidates are the lists of the query's common leaves and every page of its rare ones;
 they are scored in full, and the answer stands when the last of the top `limit` scores
 more than any page outside the candidates could (the sum of what each leaf can give a
-page beyond its list, coordination bonuses included). When it does not, or a leaf is
-neither rare nor listed (a broad prefix or typo), `plan` says so and the engine scores
-every match as before: the answer is always the same as scoring every page. So it does
-when every page the query matches holds one of its rare leaves: they are few, and one
+page beyond its list, coordination bonuses included; a broad prefix gives every page
+it is on the same constant). When it does not, or a leaf is neither rare nor listed (a
+typo on many pages), `plan` says so and the engine scores every match as before: the
+answer is always the same as scoring every page. The engine does that too when every
+page the query matches holds one of its rare leaves: those pages are few, and one
 statement scores them cheaper than the candidates' union.
 """
 
