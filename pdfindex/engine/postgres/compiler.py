@@ -192,28 +192,34 @@ class Compiler:
         if isinstance(node, pq.Prefix) and node.text in self.constant:
             condition = self.condition(next(iter(columns)), self.leaf(node))
             return f"(CASE WHEN {condition} THEN {weight!r} ELSE 0 END)"
-        if isinstance(node, pq.Stem) and self.stems and node.text in self.stemmed:
-            literal = self.stemmed[node.text]
-            if literal in (NOTHING, EVERYTHING):
-                return "0"
-            self.params.append(literal)
-            tf = "ts_rank_cd(stems, %s::tsquery, 0)"
-            return f"({weight!r} * pdfindex_bm25(10 * {tf}, ({self.norm})::float8))"
         if isinstance(node, pq.Stem) and self.stems:
-            self.params.append(node.text)
-            tf = "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
-            return f"({weight!r} * pdfindex_bm25(10 * {tf}, ({self.norm})::float8))"
-        literal = self.leaf(node)
-        if literal in (NOTHING, EVERYTHING):
-            return "0"
+            columns = {"stems": 1.0}
         parts = []
         for column, column_boost in columns.items():
-            self.params.append(literal)
-            tf = f"ts_rank_cd({column}, %s::tsquery, 0)"
+            tf = self._frequency(node, column)
+            if tf is None:
+                return "0"
             parts.append(
                 f"{weight * column_boost!r} * pdfindex_bm25(10 * {tf}, ({self.norm})::float8)"
             )
         return "(" + " + ".join(parts) + ")"
+
+    def _frequency(self, node: pq.Node, column: str) -> str | None:
+        """SQL of a leaf's frequency on a page, 0.1 per occurrence (`ts_rank_cd`), its
+        parameter added; None when the leaf matches nothing. A Stem leaf is searched in
+        `stems` (with `self.stems`), by its looked-up stems when `stemmed` has them."""
+        if isinstance(node, pq.Stem) and self.stems:
+            literal = self.stemmed.get(node.text)
+            if literal is None:
+                self.params.append(node.text)
+                return "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
+            column = "stems"
+        else:
+            literal = self.leaf(node)
+        if literal in (NOTHING, EVERYTHING):
+            return None
+        self.params.append(literal)
+        return f"ts_rank_cd({column}, %s::tsquery, 0)"
 
     # -- SQL: a page's score, each leaf's frequency computed once ------------------------
 
@@ -245,25 +251,12 @@ class Compiler:
             joiner = " AND " if isinstance(node, pq.And) else " OR "
             return "(" + " + ".join(scores) + ")", "(" + joiner.join(m for _, m in parts) + ")"
         weight = boost * node.boost * self._idf(node)
-        if isinstance(node, pq.Stem) and self.stems:
-            literal = self.stemmed.get(node.text)
-            if literal is None:
-                self.params.append(node.text)
-                tf = "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
-            elif literal in (NOTHING, EVERYTHING):
-                return "0", "false"
-            else:
-                self.params.append(literal)
-                tf = "ts_rank_cd(stems, %s::tsquery, 0)"
-        elif isinstance(node, pq.Prefix) and node.text in self.constant:
+        if isinstance(node, pq.Prefix) and node.text in self.constant:
             found = self._column(f"{self.condition('words', self.leaf(node))}::int")
             return f"({weight!r} * {found})", f"({found} > 0)"
-        else:
-            literal = self.leaf(node)
-            if literal in (NOTHING, EVERYTHING):
-                return "0", "false"
-            self.params.append(literal)
-            tf = "ts_rank_cd(words, %s::tsquery, 0)"
+        tf = self._frequency(node, "words")
+        if tf is None:
+            return "0", "false"
         found = self._column(tf)
         score = f"({weight!r} * pdfindex_bm25(10 * {found}, ({self.norm})::float8))"
         return score, f"({found} > 0)"

@@ -292,7 +292,7 @@ class PostgresEngine:
         stemmed = stem_literals(stems)
         norm = f"{K1 * (1 - B)!r} + {K1 * B / max(mean, 1.0)!r} * length"
 
-        def scoring() -> Compiler:  # each SQL form keeps its own parameters
+        def scoring() -> Compiler:  # a Compiler per SQL form: each keeps its parameters
             return Compiler(
                 self.similar_terms,
                 idf,
@@ -303,11 +303,6 @@ class PostgresEngine:
                 constant=frozenset(constant),
             )
 
-        scorer, inline = scoring(), scoring()
-        score, matched, lateral = scorer.page_score(query)  # few candidates: tf read once
-        # Every match: a LATERAL subquery per row cost more than it saved (the 10-word
-        # question ORed, 36,282 pages: 470 -> 780 ms).
-        inline_score = inline.score(query, {"words": 1.0})
         matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
         match = matcher.match(query, "words")
         phrases = positional(query)
@@ -343,7 +338,10 @@ class PostgresEngine:
             )
             plan = planner.plan(query)
             if plan is not None:
-                # Whether a candidate matches, read from its frequencies (tf).
+                # Few candidates: each leaf's frequency read once (tf), by the score and
+                # by whether the candidate matches.
+                scorer = scoring()
+                score, matched, lateral = scorer.page_score(query)
                 rows = self._rows(
                     f"WITH candidates AS ({plan.sql}), scored AS MATERIALIZED ("
                     f" SELECT p.path, p.page, {score} AS score FROM candidates c"
@@ -375,6 +373,10 @@ class PostgresEngine:
                     ]
                     return RankedPages(total, hits, self._marked_terms(query, hits))
         self.last_ranking = "full"
+        # Every match: a LATERAL subquery per row cost more than it saved (the 10-word
+        # question ORed, 36,282 pages: 470 -> 780 ms).
+        inline = scoring()
+        inline_score = inline.score(query, {"words": 1.0})
         rows = self._rows(
             # Scored first, apart (MATERIALIZED): the count's window then holds (path,
             # page, score) rows, not whole pages with their tsvectors, which spilled to
