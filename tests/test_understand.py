@@ -127,6 +127,24 @@ def test_a_question_ranks_by_words_and_stems_a_word_list_by_words() -> None:
         understand.understand("?!")
 
 
+def test_a_sentence_is_a_question_or_wordy_a_list_keeps_a_function_word_or_two() -> None:
+    """Stems and the hybrid ranking are for sentences: a query ending with '?', starting
+    with a question word, or holding three function words. A keyword list with one or two
+    ("resize box to width") stays a list: ranked by its words alone."""
+
+    def sentence(text: str) -> bool:
+        return understand.is_sentence(text, understand.content_words(text))
+
+    assert sentence("Can the margins change?")
+    assert sentence("how to change page margins")  # a question without its '?'
+    assert sentence("draw a diagram of the page dimensions")  # a, of, the
+    assert not sentence("resize box to width")
+    assert not sentence("angles in degrees instead of radians")
+    assert not sentence("tikzlings as tikz pic")
+    listed = understand.understand("resize box to width")
+    assert listed == Or((Term("resize"), Term("box"), Term("width")), coord=understand.COORD)
+
+
 def test_unparsable_syntax_in_a_question_is_read_as_words() -> None:
     question = 'Can babel make the "s shorthand print ss?'
     assert understand.understand(question) == understand.understand(question.replace('"', ""))

@@ -38,6 +38,11 @@ _SYNTAX = re.compile(r'["()~*^]|(?<!\S)(?:AND|OR|NOT)(?!\S)')
 ENGLISH = ENGLISH_FUNCTION_WORDS
 COORD = 1.5  # what each query word a page holds adds to its BM25 score (tuned, README)
 STEM_WEIGHT = 0.5  # a word's stem ranks at this weight next to the word itself (tuned)
+# A query starting with one of these is a question, with or without its '?'.
+QUESTION_WORDS = frozenset(
+    "how what which why where when who whom whose can could should would is are does do did".split()
+)
+SENTENCE_FUNCTION_WORDS = 3  # function words that make a query without '?' a sentence
 # False gives the ranking as it was before (every word of the query, any counting, no
 # coordination): the "before" column of benchmarks/relevance.py, never set in service.
 ENABLED = True
@@ -90,10 +95,15 @@ def _natural(text: str, coord: float, stem: float) -> Node:
 
 
 def is_sentence(text: str, found: list[str]) -> bool:
-    """A question or a sentence (it ends with '?' or had function words), not a list of
-    keywords: only sentences rank with stems, which cost keyword lists first-page hits
-    (README "Ranking")."""
-    return text.rstrip().endswith("?") or len(found) < len(set(words(text)))
+    """A question or a sentence, not a list of keywords: it ends with '?', starts with a
+    question word ("how to …"), or has SENTENCE_FUNCTION_WORDS function words. Only
+    sentences rank with stems (and hybrid), which cost keyword lists first-page hits; a
+    list holding a function word or two ("resize box to width") stays a list (README
+    "Ranking")."""
+    said = words(text)
+    if text.rstrip().endswith("?") or (said and said[0] in QUESTION_WORDS):
+        return True
+    return len(set(said)) - len(found) >= SENTENCE_FUNCTION_WORDS
 
 
 def word(text: str, stem: float = STEM_WEIGHT) -> Node:
