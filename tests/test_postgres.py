@@ -3,6 +3,8 @@ shared suite cannot see from above the engine. Runs in the postgres pass only (c
 
 from __future__ import annotations
 
+import itertools
+import random
 import subprocess
 import sys
 import threading
@@ -20,6 +22,7 @@ from pdfindex.api import PdfIndex
 from pdfindex.cli import main
 from pdfindex.config import load_settings
 from pdfindex.engine import Engine, open_engine
+from pdfindex.engine.postgres import engine as postgres_engine
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
@@ -28,7 +31,7 @@ from pdfindex.search.textmatch import index_text
 from tests import pdfgen
 from tests.brute import brute_force
 from tests.conftest import POSTGRES, database_for, make_settings
-from tests.test_engines_agree import QUERIES, _pages
+from tests.test_engines_agree import QUERIES, TOPICS, _pages
 from tests.test_index import page_texts
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
@@ -290,6 +293,9 @@ def _lists(engine: Engine, pages: int, keep: int) -> None:
         )
 
 
+RARE = "zeugma quire folio recto verso colophon".split()
+
+
 def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Path) -> None:
     """The threshold algorithm over impact lists (engine/postgres/topk.py) answers the
     same totals, pages and scores as scoring every match, for words, phrases, prefixes,
@@ -312,6 +318,14 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
             writer.remove_file("d03.pdf")
             pages = _pages(99, 8)
             writer.replace_file(_record("d05.pdf", 8), pages, [index_text(p) for p in pages])
+        with listed.writer(timeout=10) as writer:  # rare words: each on a few pages
+            rng = random.Random(5)
+            for n in range(3):
+                pages = [
+                    f"{page} " + " ".join(rng.sample(RARE, rng.randint(0, 2)) * rng.randint(1, 9))
+                    for page in _pages(200 + n, 6)
+                ]
+                writer.add_file(_record(f"r{n}.pdf", 6), pages, [index_text(p) for p in pages])
         lists = _rows(listed, "SELECT count(*), max(theta) FROM pdfindex_lists")[0]
         assert lists[0] > 20 and lists[1] > 0, lists
         queries = [
@@ -332,23 +346,37 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
             pq.parse("font AND (table OR figure) AND NOT margin"),
             pq.parse("NOT font"),
             pq.parse("the OR NOT font"),
+            *[
+                pq.parse(" ".join(rng.sample([*RARE, *TOPICS[:6]], 4)), any_word=True)
+                for _ in range(12)
+            ],
+            understand("can a zeugma or a quire hold a table and a figure?"),
+            understand("is the folio of the recto on the margin of the chapter?"),
         ]
-        answered = []
-        for query in queries:
-            for limit in (1, 10):
+        answered, pruned = [], 0
+        for first, query, limit in itertools.product((100, 2), queries, (1, 10)):
+            # 2: the candidates of highest bound first, then those reaching the tenth score.
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(postgres_engine, "FIRST_SCORED", first)
                 got = listed.ranked(query, limit)
                 answered.append(listed.last_ranking)  # type: ignore[attr-defined]
-                want = listed.ranked(query, limit, pages=(1, 100))  # every match scored
-                assert listed.last_ranking == "full"  # type: ignore[attr-defined]
-                assert got.total == want.total, query
-                assert [(h.path, h.page) for h in got.hits] == [
-                    (h.path, h.page) for h in want.hits
-                ], (query, limit)
-                for a, b in zip(got.hits, want.hits, strict=True):
-                    assert a.score == pytest.approx(b.score, rel=1e-9)
-        # Both ways are taken: the lists answer, and fall back when their bounds are loose.
-        assert answered.count("lists") >= len(queries) // 2, answered
-        assert answered.count("full") >= 5, answered
+                scored, candidates = listed.last_scored  # type: ignore[attr-defined]
+                pruned += answered[-1] == "lists" and scored < candidates
+            want = listed.ranked(query, limit, pages=(1, 100))  # every match scored
+            assert listed.last_ranking == "full"  # type: ignore[attr-defined]
+            assert got.total == want.total, query
+            assert [(h.path, h.page) for h in got.hits] == [(h.path, h.page) for h in want.hits], (
+                query,
+                limit,
+                first,
+            )
+            for a, b in zip(got.hits, want.hits, strict=True):
+                assert a.score == pytest.approx(b.score, rel=1e-9)
+        # Both ways are taken: the lists answer, and fall back when their bounds are loose;
+        # some answers leave candidates unscored, their bounds below the tenth score.
+        assert answered.count("lists") >= len(queries), answered
+        assert answered.count("full") >= 10, answered
         assert "constant" in answered, answered
+        assert pruned >= 5, pruned
     finally:
         listed.close()

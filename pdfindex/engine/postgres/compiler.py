@@ -188,7 +188,7 @@ class Compiler:
                     condition = self.match(child, first if len(columns) == 1 else _any(columns))
                     parts.append(f"(CASE WHEN {condition} THEN {bonus!r} ELSE 0 END)")
             return "(" + " + ".join(parts) + ")"
-        weight = boost * node.boost * self._idf(node)
+        weight = boost * node.boost * self.leaf_idf(node)
         if isinstance(node, pq.Prefix) and node.text in self.constant:
             condition = self.condition(next(iter(columns)), self.leaf(node))
             return f"(CASE WHEN {condition} THEN {weight!r} ELSE 0 END)"
@@ -250,7 +250,7 @@ class Compiler:
                 scores += [f"(CASE WHEN {m} THEN {bonus!r} ELSE 0 END)" for _, m in parts]
             joiner = " AND " if isinstance(node, pq.And) else " OR "
             return "(" + " + ".join(scores) + ")", "(" + joiner.join(m for _, m in parts) + ")"
-        weight = boost * node.boost * self._idf(node)
+        weight = boost * node.boost * self.leaf_idf(node)
         if isinstance(node, pq.Prefix) and node.text in self.constant:
             found = self._column(f"{self.condition('words', self.leaf(node))}::int")
             return f"({weight!r} * {found})", f"({found} > 0)"
@@ -261,7 +261,8 @@ class Compiler:
         score = f"({weight!r} * pdfindex_bm25(10 * {found}, ({self.norm})::float8))"
         return score, f"({found} > 0)"
 
-    def _idf(self, node: pq.Node) -> float:
+    def leaf_idf(self, node: pq.Node) -> float:
+        """The idf a leaf's score is weighted by (a phrase: its words' sum)."""
         if isinstance(node, pq.Term | pq.Stem):
             return self.idf(node.text)
         if isinstance(node, pq.Phrase):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import threading
 import time
@@ -36,7 +37,7 @@ from pdfindex.engine.postgres.schema import (
     create_or_check,
     pairs_of,
 )
-from pdfindex.engine.postgres.topk import Planner, stems_of
+from pdfindex.engine.postgres.topk import Plan, Planner, stems_of
 from pdfindex.engine.postgres.writer import PostgresWriter
 from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
 from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
@@ -45,6 +46,7 @@ from pdfindex.models import FileRecord, PageHit, PageRef
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 TEXT_BATCH = 64  # candidate pages whose texts are read in one query
 EXPANSIONS_KEPT = 256  # typos' vocabulary words remembered (per generation)
+FIRST_SCORED = 100  # candidates of highest bound scored first (_best_candidates)
 CONNECT_TIMEOUT = 10  # seconds
 REPLAY_WAIT = 30.0  # seconds a writer waits for the read replica to replay the last commit
 REPLAY_POLL = 0.005  # seconds between two looks at the replica's generation
@@ -71,6 +73,7 @@ class PostgresEngine:
     # pdfindex.engine.postgres.topk), "full" (every matching page scored) or "constant"
     # (a broad prefix alone: its first pages).
     last_ranking = ""
+    last_scored = (0, 0)  # candidates scored, of the candidates, by the last listed search
 
     def __init__(self, folder: Path, url: str, read_url: str | None = None) -> None:
         if not url:
@@ -335,6 +338,7 @@ class PostgresEngine:
                 stems,
                 rare=2 * listed,
                 constant=constant,
+                leaf_idf=scoring().leaf_idf,
             )
             plan = planner.plan(query)
             if plan is not None:
@@ -342,21 +346,32 @@ class PostgresEngine:
                 # by whether the candidate matches.
                 scorer = scoring()
                 score, matched, lateral = scorer.page_score(query)
-                rows = self._rows(
-                    f"WITH candidates AS ({plan.sql}), scored AS MATERIALIZED ("
-                    f" SELECT p.path, p.page, {score} AS score FROM candidates c"
-                    " JOIN pdfindex_pages p ON p.path = c.path AND p.page = c.page"
-                    f" CROSS JOIN LATERAL (SELECT {lateral} OFFSET 0) tf"
-                    f" WHERE {matched}{loose}),"
-                    " top AS (SELECT path, page, score FROM scored"
-                    " ORDER BY score DESC, path, page LIMIT %s)"
-                    " SELECT t.path, p.slug, t.page, t.score, p.text FROM top t"
-                    " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
-                    " ORDER BY t.score DESC, t.path, t.page",
-                    [*plan.params, *scorer.params, *loose_params, limit],
-                    indexed=True,
-                )
-                if plan.exact([float(row[3]) for row in rows], limit):
+
+                def scored(candidates: list[tuple[str, int]]) -> list[tuple[Any, ...]]:
+                    return self._rows(
+                        "WITH candidates AS (SELECT * FROM unnest(%s::text[], %s::int[])"
+                        " AS c(path, page)), scored AS MATERIALIZED ("
+                        f" SELECT p.path, p.page, {score} AS score FROM candidates c"
+                        " JOIN pdfindex_pages p ON p.path = c.path AND p.page = c.page"
+                        f" CROSS JOIN LATERAL (SELECT {lateral} OFFSET 0) tf"
+                        f" WHERE {matched}{loose}),"
+                        " top AS (SELECT path, page, score FROM scored"
+                        " ORDER BY score DESC, path, page LIMIT %s)"
+                        " SELECT t.path, p.slug, t.page, t.score, p.text FROM top t"
+                        " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
+                        " ORDER BY t.score DESC, t.path, t.page",
+                        [
+                            [path for path, _ in candidates],
+                            [page for _, page in candidates],
+                            *scorer.params,
+                            *loose_params,
+                            limit,
+                        ],
+                        indexed=True,
+                    )
+
+                rows = self._best_candidates(plan, scored, limit)
+                if rows is not None:
                     total = (
                         int(
                             self._rows(
@@ -393,6 +408,40 @@ class PostgresEngine:
         hits = [PageHit(path, s, page, float(sc), "", text) for path, s, page, sc, text, _ in rows]
         total = int(rows[0][5]) if rows else 0
         return RankedPages(total, hits, self._marked_terms(query, hits))
+
+    def _best_candidates(
+        self,
+        plan: Plan,
+        scored: Callable[[list[tuple[str, int]]], list[tuple[Any, ...]]],
+        limit: int,
+    ) -> list[tuple[Any, ...]] | None:
+        """The top `limit` of the plan's candidates, scoring few of them: those of highest
+        upper bound first (a rare leaf's pages each gain at most its idf times BM25's
+        most, a list's at most its impact), then every one whose bound reaches the tenth
+        score found. None when that top is not the top of every page (`plan.exact`).
+        A question's rare words hold thousands of pages, most with one of its words:
+        their bounds fall below pages holding several."""
+        bounded = self._rows(
+            f"SELECT path, page, sum(ub) AS ub FROM ({plan.bounds_sql}) u(path, page, ub)"
+            " GROUP BY path, page ORDER BY ub DESC, path, page",
+            plan.bounds_params,
+            indexed=True,
+        )
+        first = bounded[:FIRST_SCORED]
+        rows = scored([(path, page) for path, page, _ in first])
+        scores = [float(row[3]) for row in rows]
+        self.last_scored = (len(first), len(bounded))
+        if len(bounded) <= FIRST_SCORED:  # every candidate scored
+            return rows if plan.exact(scores, limit) else None
+        rest = plan.bound + float(bounded[FIRST_SCORED][2])  # the most an unscored one scores
+        if plan.exact(scores, limit) and scores[limit - 1] > rest * (1 + 1e-9) + 1e-12:
+            return rows
+        # Every candidate whose bound reaches the tenth score so far (all, without one).
+        floor = scores[limit - 1] * (1 - 1e-9) - 1e-12 if len(scores) >= limit else -math.inf
+        more = [(path, page) for path, page, ub in bounded if plan.bound + ub >= floor]
+        rows = scored(more)
+        self.last_scored = (len(first) + len(more), len(bounded))
+        return rows if plan.exact([float(row[3]) for row in rows], limit) else None
 
     def _first_pages(self, query: pq.Prefix, limit: int, score: float) -> RankedPages:
         """A broad prefix alone: every page it is on scores the same (Compiler.constant),

@@ -38,6 +38,10 @@ class Plan:
     sql: str
     params: list[Any]
     bound: float
+    # Each candidate's upper bound beyond `bound`: (path, page, ub) rows, one per piece a
+    # candidate is in, to be summed per page (`Planner._bounded`).
+    bounds_sql: str = ""
+    bounds_params: list[Any] = field(default_factory=list)
 
     def exact(self, scores: list[float], limit: int) -> bool:
         """Whether the candidates' top `limit` (these scores, best first) is the top of
@@ -60,11 +64,14 @@ class Planner:
     count: Callable[[str, list[Any], int], int]  # (condition, params, at most)
     mean: float
     stems: dict[str, list[str]]  # each Stem leaf's word: its stems (stems_of)
+    leaf_idf: Callable[[pq.Node], float] = lambda node: 1.0  # the scorer's (Compiler)
     rare: int = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
     constant: dict[str, float] = field(default_factory=dict)  # broad prefixes: their idf
     _lists: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     _pieces: list[str] = field(default_factory=list)
     _params: list[Any] = field(default_factory=list)
+    _bounded: list[tuple[str, list[Any]]] = field(default_factory=list)
+    _above: float = 0.0  # the coordination bonuses over the leaf being planned
 
     def plan(self, query: pq.Node) -> Plan | None:
         self._look_up(query)
@@ -75,12 +82,17 @@ class Planner:
         if positional(query):
             # Pages whose positions were cut match phrases loosely (schema): always scored.
             self._pieces.append("SELECT path, page FROM pdfindex_pages WHERE lossy > 0")
+            self._bounded.append(
+                ("SELECT path, page, 'Infinity'::float8 FROM pdfindex_pages WHERE lossy > 0", [])
+            )
         if not can or not self._pieces:
             # Every page it matches holds a rare leaf: few, and scoring them all in one
             # statement (the GIN index intersecting the leaves) is the cheaper way. Or
             # nothing bounds it (NOT alone): every page may match.
             return None
-        return Plan(" UNION ".join(self._pieces), self._params, bound)
+        bounds = " UNION ALL ".join(sql for sql, _ in self._bounded)
+        params = [p for _, piece in self._bounded for p in piece]
+        return Plan(" UNION ".join(self._pieces), self._params, bound, bounds, params)
 
     # -- what the database knows of the query's lexemes ---------------------------------
 
@@ -116,20 +128,24 @@ class Planner:
 
     # -- the bound: the most a page outside the candidates scores -----------------------
 
-    def _bound(self, node: pq.Node, boost: float) -> tuple[float, bool]:
+    def _bound(self, node: pq.Node, boost: float, above: float = 0.0) -> tuple[float, bool]:
         """(the most `node` adds to the score of a page outside the candidates, whether
-        such a page can match `node`); candidates' SQL gathered on the way."""
+        such a page can match `node`); candidates' SQL gathered on the way, with what each
+        can add for a candidate in it (`above`: its ancestors' coordination bonuses)."""
         if isinstance(node, pq.Not):
             return 0.0, True
         if isinstance(node, pq.And | pq.Or):
             weight = boost * node.boost
-            parts = [self._bound(c, weight) for c in node.children]
+            inner = above + (node.coord * weight if isinstance(node, pq.Or) else 0.0)
+            parts = [self._bound(c, weight, inner) for c in node.children]
             total = sum(b for b, _ in parts)
             if isinstance(node, pq.Or):
                 total += node.coord * weight * sum(can for _, can in parts)
                 return total, any(can for _, can in parts)
             return total, all(can for _, can in parts)
         weight = boost * node.boost
+        # A page holding this leaf gains at most its idf times BM25's most, and the bonuses.
+        self._above = above + weight * self.leaf_idf(node) * MOST
         if isinstance(node, pq.Term):
             return self._word(node, weight)
         if isinstance(node, pq.Stem):
@@ -140,11 +156,11 @@ class Planner:
 
     def _word(self, node: pq.Term, weight: float) -> tuple[float, bool]:
         if self.frequency.get(node.text, 0) <= self.rare:  # every page of it: exact, few
-            return self._rare(f"words @@ {_literal(self._params, lexeme(node.text))}")
+            return self._rare("words @@ %s::tsquery", [lexeme(node.text)])
         beyond = self._beyond("w", node.text)
         if beyond is None:
             raise _Broad
-        self._listed("w", node.text)
+        self._listed("w", node.text, weight * self.idf(node.text))
         return weight * self.idf(node.text) * beyond, True
 
     def _stem(self, node: pq.Stem, weight: float) -> tuple[float, bool]:
@@ -152,13 +168,12 @@ class Planner:
         # A stem is on every page of its word: a common word's is common, not counted.
         common = self.frequency.get(node.text, 0) > self.rare
         if not common and self.count(condition, [node.text], self.rare + 1) <= self.rare:
-            self._params.append(node.text)
-            return self._rare(condition)
+            return self._rare(condition, [node.text])
         stems = self.stems.get(node.text, [])
         beyond = self._beyond("s", stems[0]) if len(stems) == 1 else None
         if beyond is None:
             raise _Broad
-        self._listed("s", stems[0])
+        self._listed("s", stems[0], weight * self.idf(node.text))
         return weight * self.idf(node.text) * beyond, True
 
     def _phrase(self, node: pq.Phrase, weight: float) -> tuple[float, bool]:
@@ -170,16 +185,14 @@ class Planner:
         if min(self.frequency.get(w, 0) for w in lexemes) <= self.rare:
             literal = Compiler(self.expand).leaf(node)
             table = "pdfindex_pages" if positional(node) else "pdfindex_terms"
-            self._pieces.append(
-                f"SELECT path, page FROM {table} WHERE words @@ " + _literal(self._params, literal)
-            )
-            return 0.0, False
+            return self._rare("words @@ %s::tsquery", [literal], table)
         bounds = [(b, w) for w in lexemes if (b := self._beyond("w", w)) is not None]
         if not bounds:
             raise _Broad
         beyond, word = min(bounds)
-        self._listed("w", word)
-        return weight * sum(self.idf(w) for w in node.words) * beyond, True
+        idf = sum(self.idf(w) for w in node.words)
+        self._listed("w", word, weight * idf)  # no page holds the phrase more than the word
+        return weight * idf * beyond, True
 
     def _other(self, node: pq.Node, weight: float) -> tuple[float, bool]:
         """A prefix or a typo: every page of it when it is rare, else too broad; a
@@ -195,28 +208,35 @@ class Planner:
         if pages > self.rare:
             raise _Broad
         literal = Compiler(self.expand).leaf(node)
-        return self._rare(f"words @@ {_literal(self._params, literal)}")
+        return self._rare("words @@ %s::tsquery", [literal])
 
-    def _listed(self, kind: str, word: str) -> None:
-        self._pieces.append(
-            "SELECT path, page FROM pdfindex_impacts WHERE kind = %s AND lexeme = %s"
-        )
+    def _listed(self, kind: str, word: str, weight: float) -> None:
+        """The pages of a lexeme's list as candidates; one in it gains at most `weight`
+        times its impact (over theta, which the bound already counts)."""
+        where = "FROM pdfindex_impacts WHERE kind = %s AND lexeme = %s"
+        self._pieces.append(f"SELECT path, page {where}")
         self._params += [kind, word]
+        theta, mean = self._lists[(kind, word)]
+        most = weight * MOST * max(1.0, self.mean / mean)
+        self._bounded.append(
+            (f"SELECT path, page, %s * greatest(impact - %s, 0) {where}", [most, theta, kind, word])
+        )
 
-    def _rare(self, condition: str) -> tuple[float, bool]:
-        self._pieces.append(f"SELECT path, page FROM pdfindex_terms WHERE {condition}")
+    def _rare(
+        self, condition: str, params: list[Any], table: str = "pdfindex_terms"
+    ) -> tuple[float, bool]:
+        """Every page of a rare leaf as a candidate (`condition`'s %s: `params`)."""
+        if NOTHING in params:  # matches nothing: no candidates
+            return 0.0, False
+        self._pieces.append(f"SELECT path, page FROM {table} WHERE {condition}")
+        self._params += params
+        sql = f"SELECT path, page, %s::float8 FROM {table} WHERE {condition}"
+        self._bounded.append((sql, [self._above, *params]))
         return 0.0, False
 
 
 class _Broad(Exception):
     """A leaf on many pages without a list: the query is scored in full."""
-
-
-def _literal(params: list[Any], tsquery: str) -> str:
-    if tsquery == NOTHING:
-        return "NULL::tsquery"
-    params.append(tsquery)
-    return "%s::tsquery"
 
 
 def stems_of(rows: Rows, query: pq.Node) -> dict[str, list[str]]:
