@@ -14,6 +14,11 @@ typo on many pages), `plan` says so and the engine scores every match as before:
 answer is always the same as scoring every page. The engine does that too when every
 page the query matches holds one of its rare leaves: those pages are few, and one
 statement scores them cheaper than the candidates' union.
+
+Not every candidate is scored either: the plan also bounds each one (`bounds_sql`: a
+rare leaf's page gains at most its idf times BM25's most plus the coordination bonuses
+over it, a listed page at most its impact beyond theta), and the engine scores those of
+highest bound first, then only those whose bound reaches the tenth score found.
 """
 
 from __future__ import annotations
