@@ -336,9 +336,9 @@ class PostgresEngine:
                 self._count_terms,
                 mean,
                 stems,
+                scoring().leaf_idf,
                 rare=2 * listed,
                 constant=constant,
-                leaf_idf=scoring().leaf_idf,
             )
             plan = planner.plan(query)
             if plan is not None:

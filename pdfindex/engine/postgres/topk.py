@@ -69,7 +69,7 @@ class Planner:
     count: Callable[[str, list[Any], int], int]  # (condition, params, at most)
     mean: float
     stems: dict[str, list[str]]  # each Stem leaf's word: its stems (stems_of)
-    leaf_idf: Callable[[pq.Node], float] = lambda node: 1.0  # the scorer's (Compiler)
+    leaf_idf: Callable[[pq.Node], float]  # the scorer's (Compiler.leaf_idf)
     rare: int = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
     constant: dict[str, float] = field(default_factory=dict)  # broad prefixes: their idf
     _lists: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
