@@ -327,6 +327,7 @@ class PostgresEngine:
             params += [pages[0], pages[1]]
         where = " AND ".join(conditions)
         if not slug and not pages:
+            scorer = scoring()  # its idf weighs the candidates' bounds (Planner) and scores
             planner = Planner(
                 self._rows,
                 document_frequency,
@@ -336,7 +337,7 @@ class PostgresEngine:
                 self._count_terms,
                 mean,
                 stems,
-                scoring().leaf_idf,
+                scorer.leaf_idf,
                 rare=2 * listed,
                 constant=constant,
             )
@@ -344,7 +345,6 @@ class PostgresEngine:
             if plan is not None:
                 # Few candidates: each leaf's frequency read once (tf), by the score and
                 # by whether the candidate matches.
-                scorer = scoring()
                 score, matched, lateral = scorer.page_score(query)
 
                 def scored(candidates: list[tuple[str, int]]) -> list[tuple[Any, ...]]:
@@ -422,9 +422,9 @@ class PostgresEngine:
         A question's rare words hold thousands of pages, most with one of its words:
         their bounds fall below pages holding several."""
         bounded = self._rows(
-            f"SELECT path, page, sum(ub) AS ub FROM ({plan.bounds_sql}) u(path, page, ub)"
+            f"SELECT path, page, sum(ub) AS ub FROM ({plan.sql}) u(path, page, ub)"
             " GROUP BY path, page ORDER BY ub DESC, path, page",
-            plan.bounds_params,
+            plan.params,
             indexed=True,
         )
         first = bounded[:FIRST_SCORED]

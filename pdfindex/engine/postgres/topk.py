@@ -15,7 +15,7 @@ answer is always the same as scoring every page. The engine does that too when e
 page the query matches holds one of its rare leaves: those pages are few, and one
 statement scores them cheaper than the candidates' union.
 
-Not every candidate is scored either: the plan also bounds each one (`bounds_sql`: a
+Not every candidate is scored either: the plan bounds each one (`Plan.sql`: a
 rare leaf's page gains at most its idf times BM25's most plus the coordination bonuses
 over it, a listed page at most its impact beyond theta), and the engine scores those of
 highest bound first, then only those whose bound reaches the tenth score found.
@@ -37,16 +37,13 @@ Rows = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
 @dataclass
 class Plan:
-    """The candidates' SQL (a UNION of (path, page) rows) with its parameters, and the
-    most a page outside them could score."""
+    """The candidates' SQL with its parameters: (path, page, ub) rows, one per piece a
+    candidate is in (a rare leaf's pages, a list), whose sum per page is the most it can
+    score beyond `bound`; and `bound`, the most a page outside them could score."""
 
     sql: str
     params: list[Any]
     bound: float
-    # Each candidate's upper bound beyond `bound`: (path, page, ub) rows, one per piece a
-    # candidate is in, to be summed per page (`Planner._bounded`).
-    bounds_sql: str = ""
-    bounds_params: list[Any] = field(default_factory=list)
 
     def exact(self, scores: list[float], limit: int) -> bool:
         """Whether the candidates' top `limit` (these scores, best first) is the top of
@@ -73,10 +70,7 @@ class Planner:
     rare: int = 2 * LIST_PAGES  # a leaf on at most this many pages has every page scored
     constant: dict[str, float] = field(default_factory=dict)  # broad prefixes: their idf
     _lists: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
-    _pieces: list[str] = field(default_factory=list)
-    _params: list[Any] = field(default_factory=list)
-    _bounded: list[tuple[str, list[Any]]] = field(default_factory=list)
-    _above: float = 0.0  # the coordination bonuses over the leaf being planned
+    _pieces: list[tuple[str, list[Any]]] = field(default_factory=list)  # (SQL, params)
 
     def plan(self, query: pq.Node) -> Plan | None:
         self._look_up(query)
@@ -86,18 +80,15 @@ class Planner:
             return None
         if positional(query):
             # Pages whose positions were cut match phrases loosely (schema): always scored.
-            self._pieces.append("SELECT path, page FROM pdfindex_pages WHERE lossy > 0")
-            self._bounded.append(
-                ("SELECT path, page, 'Infinity'::float8 FROM pdfindex_pages WHERE lossy > 0", [])
-            )
+            lossy = "SELECT path, page, 'Infinity'::float8 FROM pdfindex_pages WHERE lossy > 0"
+            self._pieces.append((lossy, []))
         if not can or not self._pieces:
             # Every page it matches holds a rare leaf: few, and scoring them all in one
             # statement (the GIN index intersecting the leaves) is the cheaper way. Or
             # nothing bounds it (NOT alone): every page may match.
             return None
-        bounds = " UNION ALL ".join(sql for sql, _ in self._bounded)
-        params = [p for _, piece in self._bounded for p in piece]
-        return Plan(" UNION ".join(self._pieces), self._params, bound, bounds, params)
+        sql = " UNION ALL ".join(sql for sql, _ in self._pieces)
+        return Plan(sql, [p for _, params in self._pieces for p in params], bound)
 
     # -- what the database knows of the query's lexemes ---------------------------------
 
@@ -150,30 +141,30 @@ class Planner:
             return total, all(can for _, can in parts)
         weight = boost * node.boost
         # A page holding this leaf gains at most its idf times BM25's most, and the bonuses.
-        self._above = above + weight * self.leaf_idf(node) * MOST
+        most = above + weight * self.leaf_idf(node) * MOST
         if isinstance(node, pq.Term):
-            return self._word(node, weight)
+            return self._word(node, weight, most)
         if isinstance(node, pq.Stem):
-            return self._stem(node, weight)
+            return self._stem(node, weight, most)
         if isinstance(node, pq.Phrase):
-            return self._phrase(node, weight)
-        return self._other(node, weight)
+            return self._phrase(node, weight, most)
+        return self._other(node, weight, most)
 
-    def _word(self, node: pq.Term, weight: float) -> tuple[float, bool]:
+    def _word(self, node: pq.Term, weight: float, most: float) -> tuple[float, bool]:
         if self.frequency.get(node.text, 0) <= self.rare:  # every page of it: exact, few
-            return self._rare("words @@ %s::tsquery", [lexeme(node.text)])
+            return self._rare("words @@ %s::tsquery", [lexeme(node.text)], most)
         beyond = self._beyond("w", node.text)
         if beyond is None:
             raise _Broad
         self._listed("w", node.text, weight * self.idf(node.text))
         return weight * self.idf(node.text) * beyond, True
 
-    def _stem(self, node: pq.Stem, weight: float) -> tuple[float, bool]:
+    def _stem(self, node: pq.Stem, weight: float, most: float) -> tuple[float, bool]:
         condition = "stems @@ plainto_tsquery('pdfindex_stems', %s)"
         # A stem is on every page of its word: a common word's is common, not counted.
         common = self.frequency.get(node.text, 0) > self.rare
         if not common and self.count(condition, [node.text], self.rare + 1) <= self.rare:
-            return self._rare(condition, [node.text])
+            return self._rare(condition, [node.text], most)
         stems = self.stems.get(node.text, [])
         beyond = self._beyond("s", stems[0]) if len(stems) == 1 else None
         if beyond is None:
@@ -181,7 +172,7 @@ class Planner:
         self._listed("s", stems[0], weight * self.idf(node.text))
         return weight * self.idf(node.text) * beyond, True
 
-    def _phrase(self, node: pq.Phrase, weight: float) -> tuple[float, bool]:
+    def _phrase(self, node: pq.Phrase, weight: float, most: float) -> tuple[float, bool]:
         """A phrase is on a page at most as often as each of its words (and pairs of
         function words): every page of its rarest one when that is rare, else the
         candidates of the listed one with the lowest bound, and that bound with the
@@ -190,7 +181,7 @@ class Planner:
         if min(self.frequency.get(w, 0) for w in lexemes) <= self.rare:
             literal = Compiler(self.expand).leaf(node)
             table = "pdfindex_pages" if positional(node) else "pdfindex_terms"
-            return self._rare("words @@ %s::tsquery", [literal], table)
+            return self._rare("words @@ %s::tsquery", [literal], most, table)
         bounds = [(b, w) for w in lexemes if (b := self._beyond("w", w)) is not None]
         if not bounds:
             raise _Broad
@@ -199,7 +190,7 @@ class Planner:
         self._listed("w", word, weight * idf)  # no page holds the phrase more than the word
         return weight * idf * beyond, True
 
-    def _other(self, node: pq.Node, weight: float) -> tuple[float, bool]:
+    def _other(self, node: pq.Node, weight: float, most: float) -> tuple[float, bool]:
         """A prefix or a typo: every page of it when it is rare, else too broad; a
         broad prefix scores the same on every page it is on (`constant`)."""
         if isinstance(node, pq.Prefix):
@@ -213,30 +204,28 @@ class Planner:
         if pages > self.rare:
             raise _Broad
         literal = Compiler(self.expand).leaf(node)
-        return self._rare("words @@ %s::tsquery", [literal])
+        return self._rare("words @@ %s::tsquery", [literal], most)
 
     def _listed(self, kind: str, word: str, weight: float) -> None:
         """The pages of a lexeme's list as candidates; one in it gains at most `weight`
         times its impact (over theta, which the bound already counts)."""
-        where = "FROM pdfindex_impacts WHERE kind = %s AND lexeme = %s"
-        self._pieces.append(f"SELECT path, page {where}")
-        self._params += [kind, word]
         theta, mean = self._lists[(kind, word)]
         most = weight * MOST * max(1.0, self.mean / mean)
-        self._bounded.append(
-            (f"SELECT path, page, %s * greatest(impact - %s, 0) {where}", [most, theta, kind, word])
+        sql = (
+            "SELECT path, page, %s * greatest(impact - %s, 0) FROM pdfindex_impacts"
+            " WHERE kind = %s AND lexeme = %s"
         )
+        self._pieces.append((sql, [most, theta, kind, word]))
 
     def _rare(
-        self, condition: str, params: list[Any], table: str = "pdfindex_terms"
+        self, condition: str, params: list[Any], most: float, table: str = "pdfindex_terms"
     ) -> tuple[float, bool]:
-        """Every page of a rare leaf as a candidate (`condition`'s %s: `params`)."""
+        """Every page of a rare leaf as a candidate (`condition`'s %s: `params`), each
+        gaining at most `most` from it."""
         if NOTHING in params:  # matches nothing: no candidates
             return 0.0, False
-        self._pieces.append(f"SELECT path, page FROM {table} WHERE {condition}")
-        self._params += params
         sql = f"SELECT path, page, %s::float8 FROM {table} WHERE {condition}"
-        self._bounded.append((sql, [self._above, *params]))
+        self._pieces.append((sql, [most, *params]))
         return 0.0, False
 
 
