@@ -305,6 +305,7 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
     from pdfindex.search.understand import understand
 
     listed = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    listed.use_postings = False  # type: ignore[attr-defined]  # words too through the lists
     _lists(listed, pages=4, keep=3)
     try:
         for batch in range(4):
@@ -380,3 +381,72 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
         assert pruned >= 5, pruned
     finally:
         listed.close()
+
+
+def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
+    """Queries of words and stems are ranked from the postings with numpy
+    (engine/postgres/postings.py): the same totals, pages, order and scores (to the last
+    bits) as scoring every match in SQL, over files added, replaced and removed in several
+    commits; phrases, prefixes and typos are left to SQL."""
+    from pdfindex.search.understand import understand
+
+    engine = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    rng = random.Random(7)
+    try:
+        for batch in range(3):
+            with engine.writer(timeout=10) as writer:
+                for n in range(batch * 8, batch * 8 + 8):
+                    pages = [
+                        f"{page} "
+                        + " ".join(rng.sample(RARE, rng.randint(0, 2)) * rng.randint(1, 9))
+                        for page in _pages(n, 5)
+                    ]
+                    writer.add_file(
+                        _record(f"d{n:02}.pdf", 5), pages, [index_text(p) for p in pages]
+                    )
+        with engine.writer(timeout=10) as writer:
+            writer.remove_file("d03.pdf")
+            pages = [*_pages(99, 4), "the the the " * 300 + "table"]  # > 256 positions of a word
+            writer.replace_file(_record("d05.pdf", 5), pages, [index_text(p) for p in pages])
+        queries = [
+            *[pq.parse(q) for q in QUERIES[:30]],
+            *[pq.parse(q, any_word=True) for q in QUERIES[30:]],
+            *[
+                understand(f"how do I set the {a} of a {b}?")
+                for a, b in [("hyphenation", "table"), ("margins", "figures"), ("fonts", "node")]
+            ],
+            understand("can a zeugma or a quire hold a table and a figure?"),
+            understand("tables figures colophon"),
+            pq.parse("the"),
+            pq.parse("font AND (table OR figure) AND NOT margin"),
+            pq.parse("table AND NOT (font OR zeugma)"),
+            pq.Stem("tables"),
+            pq.parse("nowhere OR table"),
+            *[
+                pq.parse(" ".join(rng.sample([*RARE, *TOPICS[:6]], 4)), any_word=True)
+                for _ in range(12)
+            ],
+        ]
+        answered = []
+        for query, limit in itertools.product(queries, (1, 3, 10)):
+            got = engine.ranked(query, limit)
+            answered.append(engine.last_ranking)  # type: ignore[attr-defined]
+            want = engine.ranked(query, limit, pages=(1, 100))  # every match scored in SQL
+            assert engine.last_ranking == "full"  # type: ignore[attr-defined]
+            assert got.total == want.total, query
+            assert [(h.path, h.page, h.score) for h in got.hits] == [
+                (h.path, h.page, h.score) for h in want.hits
+            ], (query, limit)
+            assert [h.text for h in got.hits] == [h.text for h in want.hits]
+            assert got.terms == want.terms
+        assert answered.count("postings") == len(answered), answered
+        for query in (
+            pq.parse('"the font"'),
+            pq.parse("col*"),
+            pq.parse("fnot~1"),
+            pq.parse("NOT font"),
+        ):
+            engine.ranked(query, 10)
+            assert engine.last_ranking != "postings", query  # type: ignore[attr-defined]
+    finally:
+        engine.close()

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
@@ -28,9 +29,11 @@ from pdfindex.engine.postgres.compiler import (
     positional,
     stem_literals,
 )
+from pdfindex.engine.postgres.postings import FREQUENCIES, Key, Scorer, lexemes
 from pdfindex.engine.postgres.schema import (
     FORMAT_VERSION,
     K1,
+    MAX_POSITIONS,
     TABLES,
     WRITER_LOCK,
     B,
@@ -69,10 +72,12 @@ class PostgresEngine:
 
     name = "postgres"
     recovered: str | None = None  # the database keeps itself consistent
-    # How the last ranked search found its top pages: "lists" (the impact lists,
-    # pdfindex.engine.postgres.topk), "full" (every matching page scored) or "constant"
-    # (a broad prefix alone: its first pages).
+    # How the last ranked search found its top pages: "postings" (a query of words and
+    # stems: pdfindex.engine.postgres.postings), "lists" (the impact lists,
+    # pdfindex.engine.postgres.topk), "full" (every matching page scored in SQL) or
+    # "constant" (a broad prefix alone: its first pages).
     last_ranking = ""
+    use_postings = True  # False: words and stems ranked in SQL too (tests of the lists)
     last_scored = (0, 0)  # candidates scored, of the candidates, by the last listed search
 
     def __init__(self, folder: Path, url: str, read_url: str | None = None) -> None:
@@ -113,21 +118,22 @@ class PostgresEngine:
             raise ConfigError(f"cannot connect to the {_database(where)}: {exc}") from exc
 
     def _rows(
-        self, sql: str, params: Sequence[Any] = (), indexed: bool = False
+        self, sql: str, params: Sequence[Any] = (), indexed: bool = False, binary: bool = False
     ) -> list[tuple[Any, ...]]:
         """Rows of one statement on the reading connection: reconnected once if the
         server dropped it (and on the next call while it is down); a statement a replica
         cancelled while replaying a conflicting change is run once more. `indexed`: the
         statement reads pdfindex_terms through its indexes only; the planner, which does
         not see that a sequential scan reads every page's vectors from TOAST, chose one
-        for an OR of rare words (96 ms against 1 ms)."""
+        for an OR of rare words (96 ms against 1 ms). `binary`: results in binary (bytea
+        as it is, not hex text)."""
         with self._lock:
             for attempt in (1, 2):
                 if self._connection.closed:
                     self._connection = self._connect(self.read_url, autocommit=True)
                 try:
                     if not indexed:
-                        return self._connection.execute(sql, params).fetchall()  # type: ignore[arg-type]
+                        return self._connection.execute(sql, params, binary=binary).fetchall()  # type: ignore[arg-type]
                     with self._connection.transaction():
                         self._connection.execute("SET LOCAL enable_seqscan = off")
                         return self._connection.execute(sql, params).fetchall()  # type: ignore[arg-type]
@@ -292,8 +298,19 @@ class PostgresEngine:
         if isinstance(query, pq.Prefix) and query.text in constant and not slug and not pages:
             return self._first_pages(query, limit, query.boost * constant[query.text])
         stems = stems_of(self._rows, query)
+        norm_parts = (K1 * (1 - B), K1 * B / max(mean, 1.0))
+        if self.use_postings and not slug and not pages:
+            keys = lexemes(query, stems)
+            if keys is not None:
+                found = self._from_postings(
+                    query, keys, Scorer(idf, self._frequencies, norm_parts, stems), limit
+                )
+                if found is not None:
+                    self.last_ranking = "postings"
+                    return found
         stemmed = stem_literals(stems)
-        norm = f"{K1 * (1 - B)!r} + {K1 * B / max(mean, 1.0)!r} * length"
+        # In float8, as postings.Scorer computes it: the same scores either way.
+        norm = f"{norm_parts[0]!r}::float8 + {norm_parts[1]!r}::float8 * length"
 
         def scoring() -> Compiler:  # a Compiler per SQL form: each keeps its parameters
             return Compiler(
@@ -408,6 +425,48 @@ class PostgresEngine:
         hits = [PageHit(path, s, page, float(sc), "", text) for path, s, page, sc, text, _ in rows]
         total = int(rows[0][5]) if rows else 0
         return RankedPages(total, hits, self._marked_terms(query, hits))
+
+    def _from_postings(
+        self, query: pq.Node, keys: list[Key], scorer: Scorer, limit: int
+    ) -> RankedPages | None:
+        """The top `limit` pages of a query of words and stems, scored from the postings
+        of `keys` (pdfindex.engine.postgres.postings). None when a writer's commits kept
+        removing the best pages between reading the postings and the pages (the engine
+        then ranks in SQL, in one statement)."""
+        for _ in range(3):
+            rows = self._rows(
+                "SELECT kind, lexeme, string_agg(data, ''::bytea) FROM pdfindex_postings"
+                ' WHERE (kind, lexeme) IN (SELECT * FROM unnest(%s::"char"[], %s::text[]))'
+                " GROUP BY kind, lexeme",
+                ([kind for kind, _ in keys], [word for _, word in keys]),
+                binary=True,
+            )
+            ranked = scorer.rank(query, {(kind, word): data for kind, word, data in rows})
+            pids, scores = ranked.best(limit)
+            pages = self._rows(
+                "SELECT pid, path, slug, page, text FROM pdfindex_pages WHERE pid = ANY(%s)",
+                (pids.tolist(),),
+            )
+            if len(pages) < len(pids):  # removed since: read again
+                continue
+            score = dict(zip(pids.tolist(), scores.tolist(), strict=True))
+            hits = sorted(
+                (
+                    PageHit(path, slug, page, score[pid], "", text)
+                    for pid, path, slug, page, text in pages
+                ),
+                key=lambda hit: (-hit.score, hit.path, hit.page),
+            )[:limit]
+            return RankedPages(len(ranked.scores), hits, self._marked_terms(query, hits))
+        return None
+
+    @functools.cached_property
+    def _frequencies(self) -> np.ndarray:
+        """`10 * ts_rank_cd` of a word found n times (index n), as the server computes it."""
+        found = np.zeros(MAX_POSITIONS + 1)
+        for n, value in self._rows(FREQUENCIES):
+            found[n] = value
+        return found
 
     def _best_candidates(
         self,
@@ -611,6 +670,7 @@ class PostgresEngine:
             wrapped = PostgresWriter(connection)
             if clear:
                 for table in (
+                    "pdfindex_postings",
                     "pdfindex_impacts",
                     "pdfindex_lists",
                     "pdfindex_terms",

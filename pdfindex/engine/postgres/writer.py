@@ -12,7 +12,13 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import ADDED, COUNTED, page_vector, plain_vector
+from pdfindex.engine.postgres.schema import (
+    ADDED,
+    COUNTED,
+    POSTINGS,
+    page_vector,
+    plain_vector,
+)
 from pdfindex.models import FileRecord
 
 
@@ -47,6 +53,8 @@ class PostgresWriter:
             " FROM pdfindex_pages WHERE path = %s",
             (record.path,),
         )
+        for postings in POSTINGS:
+            self._execute(postings, (record.path,))
         self._execute(ADDED)
         self._execute("INSERT INTO pdfindex_added VALUES (%s)", (record.path,))
         self._put_record(record)
@@ -72,6 +80,7 @@ class PostgresWriter:
         self.changed = True
         self._count(path, -1)
         for table in (
+            "pdfindex_postings",
             "pdfindex_impacts",
             "pdfindex_terms",
             "pdfindex_pages",
