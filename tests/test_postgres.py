@@ -399,6 +399,8 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
                     pages = [
                         f"{page} "
                         + " ".join(rng.sample(RARE, rng.randint(0, 2)) * rng.randint(1, 9))
+                        # A word of two stems (seq, item), and one of them apart.
+                        + rng.choice(["", " seq_item", " seq_item seq_items item", " items"])
                         for page in _pages(n, 5)
                     ]
                     writer.add_file(
@@ -417,6 +419,8 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             ],
             understand("can a zeugma or a quire hold a table and a figure?"),
             understand("tables figures colophon"),
+            understand("how do I number the seq_item of a table?"),
+            pq.Or((pq.Stem("seq_items"), pq.Term("item")), coord=1.5),
             pq.parse("the"),
             pq.parse("font AND (table OR figure) AND NOT margin"),
             pq.parse("table AND NOT (font OR zeugma)"),

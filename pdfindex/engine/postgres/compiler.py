@@ -91,6 +91,9 @@ class Compiler:
     # The tsquery literal of each Stem leaf's stems, when looked up beforehand
     # (`stem_literals`): a constant, where plainto_tsquery would be run for every row.
     stemmed: dict[str, str] = field(default_factory=dict)
+    # Words of several stems (`seq_item`: seq, item), each with its stems: such a word is
+    # on a page as often as the least found of them (postings.Scorer does the same).
+    several: dict[str, list[str]] = field(default_factory=dict)
     norm: str = str(K1)  # SQL: BM25's k1 * (1 - b + b * length / average length)
     params: list[object] = field(default_factory=list)
     # Prefixes on many pages, scored as a constant where they match (their idf, as one
@@ -209,6 +212,10 @@ class Compiler:
         parameter added; None when the leaf matches nothing. A Stem leaf is searched in
         `stems` (with `self.stems`), by its looked-up stems when `stemmed` has them."""
         if isinstance(node, pq.Stem) and self.stems:
+            if node.text in self.several:
+                self.params.extend(lexeme(s) for s in self.several[node.text])
+                each = ["ts_rank_cd(stems, %s::tsquery, 0)"] * len(self.several[node.text])
+                return f"least({', '.join(each)})"
             literal = self.stemmed.get(node.text)
             if literal is None:
                 self.params.append(node.text)

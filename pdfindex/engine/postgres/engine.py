@@ -320,6 +320,7 @@ class PostgresEngine:
                 stems=True,
                 norm=norm,
                 stemmed=stemmed,
+                several={word: found for word, found in stems.items() if len(found) > 1},
                 constant=frozenset(constant),
             )
 
@@ -688,6 +689,11 @@ class PostgresEngine:
                     " RETURNING value"
                 ).fetchone()[0]  # type: ignore[index]
                 connection.commit()
+                if clear:
+                    # Every row replaced: until autovacuum comes by, the planner would plan
+                    # with the old rows' statistics (search_pdf at 48,000 pages: 14 -> 49 ms).
+                    connection.execute(f"ANALYZE {', '.join(TABLES)}")
+                    connection.commit()
                 if not self._wait_replayed(generation):
                     log.warning(
                         "the %s has not replayed commit %s in %g s: readers see it once it has",

@@ -10,7 +10,7 @@ the order and the total are those of scoring every match in SQL.
 
 Answers trees of words and stems under AND / OR / NOT (questions, keyword lists, boolean
 queries); `lexemes` says None for anything else (phrases, prefixes, typos, a word of
-several stems, a NOT that pages without any query word could meet) and the engine ranks
+no stem, a NOT that pages without any query word could meet) and the engine ranks
 those in SQL.
 """
 
@@ -37,13 +37,14 @@ FREQUENCIES = (
 
 def lexemes(query: pq.Node, stems: dict[str, list[str]]) -> list[Key] | None:
     """The postings `query` reads, or None when they cannot rank it. `stems`: each Stem
-    leaf's word, its stems (topk.stems_of)."""
+    leaf's word, its stems (topk.stems_of; a word of several is found as often as the
+    least found of them, as Compiler.several)."""
     keys: set[Key] = set()
     for leaf in _leaves(query):
         if isinstance(leaf, pq.Term) and len(leaf.text.encode("utf-8")) <= MAX_LEXEME_BYTES:
             keys.add(("w", leaf.text))
-        elif isinstance(leaf, pq.Stem) and len(stems.get(leaf.text, [])) == 1:
-            keys.add(("s", stems[leaf.text][0]))
+        elif isinstance(leaf, pq.Stem) and stems.get(leaf.text):
+            keys.update(("s", stem) for stem in stems[leaf.text])
         else:
             return None
     return sorted(keys) if _positive(query) else None
@@ -86,7 +87,7 @@ class Ranked:
 class Scorer:
     """BM25 as compiler.Compiler writes it in SQL: `idf` of a word, `frequencies` the
     server's `10 * ts_rank_cd` of n occurrences (index n), `norm` BM25's k1 * (1 - b) and
-    k1 * b / mean length; `stems` each Stem leaf's word, its one stem."""
+    k1 * b / mean length; `stems` each Stem leaf's word, its stems."""
 
     idf: Callable[[str], float]
     frequencies: np.ndarray
@@ -135,8 +136,12 @@ class Scorer:
             combine = np.logical_and if isinstance(node, pq.And) else np.logical_or
             return total, combine.reduce([m for _, m in parts])
         assert isinstance(node, pq.Term | pq.Stem)
-        key = ("w", node.text) if isinstance(node, pq.Term) else ("s", self.stems[node.text][0])
-        tf = self._tf.get(key, self._zero)
+        if isinstance(node, pq.Term):
+            tf = self._tf.get(("w", node.text), self._zero)
+        else:  # least(...) of its stems' (the frequencies grow with n)
+            tf = np.minimum.reduce(
+                [self._tf.get(("s", s), self._zero) for s in self.stems[node.text]]
+            )
         weight = boost * node.boost * self.idf(node.text)
         # pdfindex_bm25(10 * tf, norm) = 2.2 - 2.2 * norm / (tf + norm), times the weight.
         return weight * (2.2 - 2.2 * self._norm / (tf + self._norm)), tf > 0
