@@ -23,6 +23,7 @@ from pdfindex.cli import main
 from pdfindex.config import load_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.engine.postgres import engine as postgres_engine
+from pdfindex.engine.postgres import postings
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
@@ -432,8 +433,11 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             ],
         ]
         answered = []
-        for query, limit in itertools.product(queries, (1, 3, 10)):
-            got = engine.ranked(query, limit)
+        for dense, query, limit in itertools.product((True, False), queries, (1, 3, 10)):
+            with pytest.MonkeyPatch.context() as patch:
+                if not dense:  # the pids sorted rather than marked over their range
+                    patch.setattr(postings, "DENSE_PIDS", -(2**62))
+                got = engine.ranked(query, limit)
             answered.append(engine.last_ranking)  # type: ignore[attr-defined]
             want = engine.ranked(query, limit, pages=(1, 100))  # every match scored in SQL
             assert engine.last_ranking == "full"  # type: ignore[attr-defined]

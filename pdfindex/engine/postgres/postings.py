@@ -26,6 +26,7 @@ from pdfindex.engine.postgres.schema import MAX_LEXEME_BYTES, MAX_POSITIONS
 
 POSTING = np.dtype([("pid", ">i8"), ("tf", ">i4"), ("length", ">i4")])  # schema.POSTINGS
 Key = tuple[str, str]  # (kind, lexeme): 'w' a word, 's' a stem
+DENSE_PIDS = 1 << 20  # pids spread over this many more than their number are sorted instead
 # `10 * ts_rank_cd(vector, 'w', 0)` of a word found n times, as the SQL score reads it
 # (ts_rank_cd sums 0.1 per occurrence in double and returns a float4): asked of the server.
 FREQUENCIES = (
@@ -100,9 +101,7 @@ class Scorer:
         found = {key: np.frombuffer(data, POSTING) for key, data in postings.items() if data}
         if not found:
             return Ranked(np.zeros(0, np.int64), np.zeros(0))
-        pids, where = np.unique(
-            np.concatenate([rows["pid"] for rows in found.values()]), return_inverse=True
-        )
+        pids, where = _distinct(np.concatenate([rows["pid"] for rows in found.values()]))
         length = np.zeros(len(pids))
         self._tf: dict[Key, np.ndarray] = {}
         start = 0
@@ -145,3 +144,19 @@ class Scorer:
         weight = boost * node.boost * self.idf(node.text)
         # pdfindex_bm25(10 * tf, norm) = 2.2 - 2.2 * norm / (tf + norm), times the weight.
         return weight * (2.2 - 2.2 * self._norm / (tf + self._norm)), tf > 0
+
+
+def _distinct(pids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct pids, in order, and where each of `pids` is among them: marked over
+    the range of pids when that is not much wider than their number (no sort: 4 -> 1 ms
+    for 100,000), else sorted (np.unique; pids grow with every page written)."""
+    pids = pids.astype(np.int64)
+    top = int(pids.max()) + 1
+    if top > 8 * len(pids) + DENSE_PIDS:
+        return np.unique(pids, return_inverse=True)
+    seen = np.zeros(top, bool)
+    seen[pids] = True
+    distinct = np.flatnonzero(seen)
+    place = np.zeros(top, np.int64)
+    place[distinct] = np.arange(len(distinct))
+    return distinct, place[pids]
