@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pdfindex.config import Settings
+from pdfindex.config import Settings, without_password
 from pdfindex.engine import RankedPages, open_engine
 from pdfindex.errors import (
     ConfigError,
@@ -254,6 +254,12 @@ class PdfIndex:
             ),
             "files_dir": str(self.settings.files_dir),
             "index_dir": str(self.settings.index_dir),
+            # postgres: the index is in the database; index_dir keeps the extraction cache
+            "database": (
+                without_password(self.settings.database_url)
+                if self.engine.name == "postgres"
+                else None
+            ),
             "extractor": self.settings.extractor,
             "engine": self.engine.name,
             "ocr": self.ocr_status(catalog.values()),

@@ -385,11 +385,16 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     counts = ", ".join(f"{n} {status}" for status, n in info["by_status"].items())
     click.echo(f"documents:   {info['documents']} ({counts})")
     click.echo(f"pages:       {info['pages']}")
-    click.echo(f"index size:  {info['index_bytes'] / 1e6:.1f} MB ({info['segments']} segments)")
+    parts = "its tables in the database" if info["database"] else f"{info['segments']} segments"
+    click.echo(f"index size:  {info['index_bytes'] / 1e6:.1f} MB ({parts})")
     click.echo(f"cache size:  {info['cache_bytes'] / 1e6:.1f} MB")
     click.echo(f"last update: {info['last_update'] or 'never'}")
     click.echo(f"files:       {info['files_dir']}")
-    click.echo(f"index:       {info['index_dir']} ({info['engine']} engine)")
+    if info["database"]:
+        click.echo(f"index:       {info['database']} ({info['engine']} engine)")
+        click.echo(f"cache:       {info['index_dir']}")
+    else:
+        click.echo(f"index:       {info['index_dir']} ({info['engine']} engine)")
     click.echo(f"ocr:         {index.describe_ocr(info['ocr'])}")
     elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
     pending = f" ({info['elements_pending']} documents pending)" if info["elements_pending"] else ""

@@ -247,6 +247,10 @@ def test_the_cli_reads_the_engine_and_database_from_the_environment(
     built = runner.invoke(main, ["reindex", "--root", str(tmp_path)])
     assert built.exit_code == 0, built.output
     assert not (tmp_path / "index" / "tantivy").exists()
+    stats = runner.invoke(main, ["stats", "--root", str(tmp_path)]).output
+    # The index is in the database: stats name it there, and the folder as the cache's.
+    assert "index:       postgresql://" in stats and "(postgres engine)" in stats
+    assert f"cache:       {tmp_path / 'index'}" in stats and "segments" not in stats
     # A separate process, as another host's CLI would be.
     found = subprocess.run(
         [sys.executable, "-m", "pdfindex", "search", "--root", str(tmp_path), "kerning", "--json"],
