@@ -148,6 +148,15 @@ def test_oversized_results_are_cut_with_a_way_to_continue(tools: InMemory) -> No
     assert len(json.dumps(full)) < 25_000
 
 
+def test_library_status_says_where_the_index_is(tools: InMemory, index_engine: str) -> None:
+    status = tools.call("get_library_status").content[0].text
+    (line,) = [line for line in status.splitlines() if line.startswith("Index: ")]
+    if index_engine == "postgres":  # in the database, named without its password
+        assert " MB in postgresql://" in line and "segments" not in line
+    else:
+        assert line.endswith(" segments")
+
+
 def test_list_searchable_files(tools: InMemory) -> None:
     listed, pdfs = tools.calls(
         ("list_searchable_files", {}),
