@@ -411,6 +411,10 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
                     writer.add_file(
                         _record(f"d{n:02}.pdf", 5), pages, [index_text(p) for p in pages]
                     )
+        with engine.writer(timeout=10) as writer:  # copies: ties beyond every limit
+            for n in range(6):
+                pages = ["zeugma quire table", "a colophon of tables"]
+                writer.add_file(_record(f"copy{n}.pdf", 2), pages, [index_text(p) for p in pages])
         with engine.writer(timeout=10) as writer:
             writer.remove_file("d03.pdf")
             pages = [*_pages(99, 4), "the the the " * 300 + "table"]  # > 256 positions of a word

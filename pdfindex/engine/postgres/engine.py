@@ -444,22 +444,39 @@ class PostgresEngine:
             )
             ranked = scorer.rank(query, {(kind, word): data for kind, word, data in rows})
             pids, scores = ranked.best(limit)
-            pages = self._rows(
-                "SELECT pid, path, slug, page, text FROM pdfindex_pages WHERE pid = ANY(%s)",
-                (pids.tolist(),),
-            )
-            if len(pages) < len(pids):  # removed since: read again
+            hits = self._best_pages(pids.tolist(), scores.tolist(), limit)
+            if hits is None:  # removed since: read again
                 continue
-            score = dict(zip(pids.tolist(), scores.tolist(), strict=True))
-            hits = sorted(
-                (
-                    PageHit(path, slug, page, score[pid], "", text)
-                    for pid, path, slug, page, text in pages
-                ),
-                key=lambda hit: (-hit.score, hit.path, hit.page),
-            )[:limit]
             return RankedPages(len(ranked.scores), hits, self._marked_terms(query, hits))
         return None
+
+    def _best_pages(self, pids: list[int], scores: list[float], limit: int) -> list[PageHit] | None:
+        """The `limit` best of `pids` with their texts, ties broken by path and page as
+        SQL's ORDER BY; None when one of them is no longer in the index. Beyond `limit`
+        (ties: copies of one file may tie by the thousand) only the kept pages' texts are
+        read."""
+        text = "text" if len(pids) <= limit else "''"
+        pages = self._rows(
+            f"SELECT pid, path, slug, page, {text} FROM pdfindex_pages WHERE pid = ANY(%s)",
+            (pids,),
+        )
+        if len(pages) < len(pids):
+            return None
+        score = dict(zip(pids, scores, strict=True))
+        pages = sorted(pages, key=lambda row: (-score[row[0]], row[1], row[3]))[:limit]
+        if len(pids) > limit:
+            texts = dict(
+                self._rows(
+                    "SELECT pid, text FROM pdfindex_pages WHERE pid = ANY(%s)",
+                    ([row[0] for row in pages],),
+                )
+            )
+            if len(texts) < len(pages):
+                return None
+            pages = [(pid, path, slug, page, texts[pid]) for pid, path, slug, page, _ in pages]
+        return [
+            PageHit(path, slug, page, score[pid], "", text) for pid, path, slug, page, text in pages
+        ]
 
     @functools.cached_property
     def _frequencies(self) -> np.ndarray:
