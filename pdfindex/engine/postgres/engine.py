@@ -709,8 +709,16 @@ class PostgresEngine:
                 if clear:
                     # Every row replaced: until autovacuum comes by, the planner would plan
                     # with the old rows' statistics (search_pdf at 48,000 pages: 14 -> 49 ms).
-                    connection.execute(f"ANALYZE {', '.join(TABLES)}")
-                    connection.commit()
+                    try:
+                        connection.execute(f"ANALYZE {', '.join(TABLES)}")
+                        connection.commit()
+                    except psycopg.Error as exc:  # committed all the same: searches work
+                        connection.rollback()
+                        log.warning(
+                            "ANALYZE after the rebuild failed (%s): plans may be slow "
+                            "until autovacuum analyzes the tables",
+                            exc,
+                        )
                 if not self._wait_replayed(generation):
                     log.warning(
                         "the %s has not replayed commit %s in %g s: readers see it once it has",
