@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
@@ -263,6 +264,27 @@ def test_the_cli_reads_the_engine_and_database_from_the_environment(
     assert '"doc.pdf"' in found.stdout
 
 
+def test_a_large_commit_is_followed_by_analyze(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The planner must know a large commit's rows at once, not when autovacuum comes by
+    (reltuples: -1 until a table is analyzed, then its rows)."""
+    monkeypatch.setattr(postgres_engine, "ANALYZE_PAGES", 5)
+
+    def analyzed() -> dict[str, float]:
+        found = _rows(
+            engine,
+            "SELECT relname, reltuples FROM pg_class WHERE relname IN"
+            " ('pdfindex_pages', 'pdfindex_postings', 'pdfindex_terms')",
+        )
+        return dict(found)  # type: ignore[arg-type]
+
+    _add(engine, "small.pdf", ["one page", "two pages", "three"])
+    assert set(analyzed().values()) == {-1}
+    _add(engine, "large.pdf", [f"page {n} of the large file" for n in range(6)])
+    assert analyzed()["pdfindex_pages"] == 9 and analyzed()["pdfindex_postings"] > 0
+
+
 def test_searches_keep_answering_while_a_writer_commits(engine: Engine) -> None:
     """Readers share one connection across threads; a long commit blocks none of them."""
     _add(engine, "base.pdf", ["steady words"])
@@ -415,6 +437,11 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             for n in range(6):
                 pages = ["zeugma quire table", "a colophon of tables"]
                 writer.add_file(_record(f"copy{n}.pdf", 2), pages, [index_text(p) for p in pages])
+            # Added, then replaced or removed before the commit: only what stays is posted.
+            writer.add_file(_record("twice.pdf", 1), ["quire font"], ["quire font"])
+            writer.replace_file(_record("twice.pdf", 1), ["margin table"], ["margin table"])
+            writer.add_file(_record("gone.pdf", 1), ["zeugma"], ["zeugma"])
+            writer.remove_file("gone.pdf")
         with engine.writer(timeout=10) as writer:
             writer.remove_file("d03.pdf")
             pages = [*_pages(99, 4), "the the the " * 300 + "table"]  # > 256 positions of a word
@@ -456,6 +483,21 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             assert [h.text for h in got.hits] == [h.text for h in want.hits]
             assert got.terms == want.terms
         assert answered.count("postings") == len(answered), answered
+        # Each page's words are posted once, under its own pid, and nothing else is.
+        posted: dict[tuple[str, str], list[int]] = {}
+        for path, lexeme, data in _rows(
+            engine, "SELECT path, lexeme, data FROM pdfindex_postings WHERE kind = 'w'"
+        ):
+            assert (path, lexeme) not in posted
+            posted[(path, lexeme)] = np.frombuffer(data, postings.POSTING)["pid"].tolist()
+        pages: dict[tuple[str, str], list[int]] = {}
+        for pid, path, word in _rows(
+            engine,
+            "SELECT pid, path, lexeme FROM pdfindex_pages, unnest(words)"
+            " WHERE left(lexeme, 1) <> '~' ORDER BY path, page",
+        ):
+            pages.setdefault((path, word), []).append(pid)
+        assert posted == pages
         for query in (
             pq.parse('"the font"'),
             pq.parse("col*"),

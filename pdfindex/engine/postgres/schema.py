@@ -258,14 +258,26 @@ CREATE = (
 )
 # A file's postings, from its pages' words and stems: each page's pid, the lexeme's
 # positions (what ts_rank_cd counts) and the page length, big-endian (postings.POSTING),
-# in page order. Word pairs (`~of the`) are for phrases only: not here.
+# in page order. Word pairs (`~of the`) are for phrases only: not here. They are staged
+# until the commit, which writes them in word order (STAGED_POSTINGS).
 POSTINGS = tuple(
-    "INSERT INTO pdfindex_postings (path, kind, lexeme, data)"
+    "INSERT INTO pdfindex_staged (path, kind, lexeme, data)"
     f" SELECT p.path, '{kind}', u.lexeme, string_agg(int8send(p.pid)"
     " || int4send(greatest(cardinality(u.positions), 1)) || int4send(p.length), ''::bytea"
     f" ORDER BY p.page) FROM pdfindex_pages p, unnest(p.{column}) u"
     f" WHERE p.path = %s{where} GROUP BY p.path, u.lexeme"
     for kind, column, where in (("w", "words", " AND left(u.lexeme, 1) <> '~'"), ("s", "stems", ""))
+)
+# A writer's postings until its commit, which writes them in word order: a word's rows
+# then lie together, and a question reads a few heap pages per word instead of one per
+# document (its rows at 48,000 pages: 27 -> 7 ms).
+STAGED = (
+    "CREATE TEMPORARY TABLE IF NOT EXISTS pdfindex_staged"
+    " (LIKE pdfindex_postings INCLUDING COMPRESSION) ON COMMIT DROP"
+)
+STAGED_POSTINGS = (
+    "INSERT INTO pdfindex_postings SELECT * FROM pdfindex_staged ORDER BY kind, lexeme",
+    "TRUNCATE pdfindex_staged",
 )
 # A writer's vocabulary changes and added files until its commit (pdfindex_count_words).
 COUNTED = (

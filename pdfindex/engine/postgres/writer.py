@@ -16,6 +16,8 @@ from pdfindex.engine.postgres.schema import (
     ADDED,
     COUNTED,
     POSTINGS,
+    STAGED,
+    STAGED_POSTINGS,
     page_vector,
     plain_vector,
 )
@@ -30,6 +32,9 @@ class PostgresWriter:
         self._connection = connection
         self.changed = False
         self._counting = False
+        self._staging = False  # pdfindex_staged made in this transaction
+        self.pages_added = 0  # a large commit is followed by ANALYZE (engine.writer)
+        self._staged: set[str] = set()  # paths whose postings wait for the commit (finish)
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self._connection.execute(sql, params)  # type: ignore[arg-type]
@@ -47,12 +52,17 @@ class PostgresWriter:
                     (record.path, number, record.slug, stored, vector, len(words), lossy)
                 )
         self._count(record.path, +1)
+        self.pages_added += len(pages)
         # The narrow copy for counting, and the file noted for the impact lists (commit).
         self._execute(
             "INSERT INTO pdfindex_terms SELECT path, page, strip(words), strip(stems)"
             " FROM pdfindex_pages WHERE path = %s",
             (record.path,),
         )
+        if not self._staging:
+            self._execute(STAGED)
+            self._staging = True
+        self._staged.add(record.path)
         for postings in POSTINGS:
             self._execute(postings, (record.path,))
         self._execute(ADDED)
@@ -88,6 +98,15 @@ class PostgresWriter:
             "pdfindex_files",
         ):
             self._execute(f"DELETE FROM {table} WHERE path = %s", (path,))
+        if path in self._staged:  # added earlier in this transaction (a scan of the table)
+            self._execute("DELETE FROM pdfindex_staged WHERE path = %s", (path,))
+            self._staged.discard(path)
+
+    def finish(self) -> None:
+        """Before the commit: the staged postings written, in word order."""
+        if self._staging:
+            for statement in STAGED_POSTINGS:
+                self._execute(statement)
 
     def replace_record(self, record: FileRecord) -> None:
         self.changed = True
