@@ -276,8 +276,7 @@ STAGED = (
     " (LIKE pdfindex_postings INCLUDING COMPRESSION) ON COMMIT DROP"
 )
 STAGED_POSTINGS = (
-    "INSERT INTO pdfindex_postings SELECT * FROM pdfindex_staged ORDER BY kind, lexeme",
-    "TRUNCATE pdfindex_staged",
+    "INSERT INTO pdfindex_postings SELECT * FROM pdfindex_staged ORDER BY kind, lexeme"
 )
 # A writer's vocabulary changes and added files until its commit (pdfindex_count_words).
 COUNTED = (

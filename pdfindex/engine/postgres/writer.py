@@ -104,9 +104,8 @@ class PostgresWriter:
 
     def finish(self) -> None:
         """Before the commit: the staged postings written, in word order."""
-        if self._staging:
-            for statement in STAGED_POSTINGS:
-                self._execute(statement)
+        if self._staging:  # the table goes at commit (ON COMMIT DROP)
+            self._execute(STAGED_POSTINGS)
 
     def replace_record(self, record: FileRecord) -> None:
         self.changed = True
