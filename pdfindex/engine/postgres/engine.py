@@ -718,7 +718,7 @@ class PostgresEngine:
                     except psycopg.Error as exc:  # committed all the same: searches work
                         connection.rollback()
                         log.warning(
-                            "ANALYZE after the rebuild failed (%s): plans may be slow "
+                            "ANALYZE after a large commit failed (%s): plans may be slow "
                             "until autovacuum analyzes the tables",
                             exc,
                         )

@@ -32,7 +32,6 @@ class PostgresWriter:
         self._connection = connection
         self.changed = False
         self._counting = False
-        self._staging = False  # pdfindex_staged made in this transaction
         self.pages_added = 0  # a large commit is followed by ANALYZE (engine.writer)
         self._staged: set[str] = set()  # paths whose postings wait for the commit (finish)
 
@@ -59,9 +58,8 @@ class PostgresWriter:
             " FROM pdfindex_pages WHERE path = %s",
             (record.path,),
         )
-        if not self._staging:
+        if not self._staged:  # the first file staged (again) in this transaction
             self._execute(STAGED)
-            self._staging = True
         self._staged.add(record.path)
         for postings in POSTINGS:
             self._execute(postings, (record.path,))
@@ -104,7 +102,7 @@ class PostgresWriter:
 
     def finish(self) -> None:
         """Before the commit: the staged postings written, in word order."""
-        if self._staging:  # the table goes at commit (ON COMMIT DROP)
+        if self._staged:  # the table goes at commit (ON COMMIT DROP)
             self._execute(STAGED_POSTINGS)
 
     def replace_record(self, record: FileRecord) -> None:
