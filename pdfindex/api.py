@@ -260,6 +260,12 @@ class PdfIndex:
                 if self.engine.name == "postgres"
                 else None
             ),
+            # the standby that searches read, when one is set (read_url)
+            "read_database": (
+                without_password(self.settings.read_url)
+                if self.engine.name == "postgres" and self.settings.read_url
+                else None
+            ),
             "extractor": self.settings.extractor,
             "engine": self.engine.name,
             "ocr": self.ocr_status(catalog.values()),

@@ -392,6 +392,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"files:       {info['files_dir']}")
     if info["database"]:
         click.echo(f"index:       {info['database']} ({info['engine']} engine)")
+        if info["read_database"]:
+            click.echo(f"reads from:  {info['read_database']} (a replica)")
         click.echo(f"cache:       {info['index_dir']}")
     else:
         click.echo(f"index:       {info['index_dir']} ({info['engine']} engine)")

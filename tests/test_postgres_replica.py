@@ -140,6 +140,27 @@ def test_an_indexer_reading_from_the_standby_reads_its_own_writes(
         index.close()
 
 
+def test_stats_and_library_status_name_the_replica_read_from(pair: Pair, tmp_path: Path) -> None:
+    from pdfindex.tools.catalog import library_status
+
+    url, standby_url = pair.new_database()
+    pdfgen.write_pdf(tmp_path / "files" / "a.pdf", ["replica words"])
+    index = _index(tmp_path, url, standby_url)
+    try:
+        index.reindex()
+        stats = index.stats()
+        assert (stats["database"], stats["read_database"]) == (url, standby_url)
+        status = library_status(index, watching=False, pending=False, last_error=None)
+        assert f"read from the replica {standby_url}" in status, status
+    finally:
+        index.close()
+    plain = _index(tmp_path / "plain", url)
+    try:
+        assert plain.stats()["read_database"] is None
+    finally:
+        plain.close()
+
+
 def test_a_standby_that_goes_down_is_named_and_used_again_once_back(
     pair: Pair, tmp_path: Path
 ) -> None:

@@ -286,7 +286,8 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
         f"Watcher: {'running' if watching else 'off'}",
         f"Last commit: {stats['last_update'] or 'never'}",
         f"Index: {stats['index_bytes'] / 1e6:.1f} MB "
-        + (f"in {stats['database']}" if stats["database"] else f"in {stats['segments']} segments"),
+        + (f"in {stats['database']}" if stats["database"] else f"in {stats['segments']} segments")
+        + (f", read from the replica {stats['read_database']}" if stats["read_database"] else ""),
         f"Files folder: {settings.files_dir} ({settings.sources.get('files_dir')})",
         f"Configuration: root {settings.root} ({settings.sources.get('root')})",
         f"OCR: {index.describe_ocr(stats['ocr'])}",
