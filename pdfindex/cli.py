@@ -538,8 +538,9 @@ def _ranked(
     total, hits = index.search(
         understand.all_words(query), limit=limit, document=document, pages=pages
     )
-    found = understand.content_words(query)
-    every_word = bool(hits) or not understand.is_natural(query) or len(found) < 2
+    found = understand.required_words(query)
+    alone = len(understand.content_words(query)) < 2  # one word (or CJK pair): nothing looser
+    every_word = bool(hits) or not understand.is_natural(query) or alone
     if not every_word:
         total, hits = index.search(
             understand.understand(query), limit=limit, document=document, pages=pages

@@ -9,7 +9,8 @@ Grammar (README "Query language"), loosest binding first:
     atom    := (word | word~ | word~N | prefix* | "a phrase" | "a phrase"~N | "(" query ")") [^B]
 
 Operators are upper case; anything else is text, tokenised as the index tokenises page
-text: runs of letters and digits, case-folded (so `e.g.` is the words e and g). No engine
+text: runs of letters and digits, case-folded (so `e.g.` is the words e and g), each
+Chinese or Japanese character a word of its own (so a run of them is a phrase). No engine
 sees the user's text, so no engine's own parser decides what a query means, and a
 malformed query is an InvalidQuery that says what is wrong instead of a guess.
 """
@@ -28,7 +29,30 @@ MAX_SLOP = 100  # positions a phrase's words may stand apart
 MAX_PHRASE_WORDS = 20  # matching a phrase costs its length times its words' positions
 MAX_DEPTH = 50  # groups and NOTs nested in one another: deeper would exhaust the stack
 OPERATORS = ("AND", "OR", "NOT")
-_WORD = re.compile(r"\w+")
+# Chinese and Japanese write no spaces between words: each of their characters (Han, kana,
+# the CJK symbols that are letters, like 々) is an index word on its own, as in Lucene's
+# standard tokenizer, so a word inside a run of text is found. A run of them in a query is
+# a phrase of its characters; in natural language, its overlapping pairs (search.understand).
+# Hangul stays in words: Korean puts spaces between them.
+CJK_RANGES = (
+    ("\u3000", "\u30ff"),  # CJK symbols (々 〆 〇), hiragana, katakana
+    ("\u31f0", "\u31ff"),  # katakana phonetic extensions
+    ("\u3400", "\u4dbf"),  # CJK extension A
+    ("\u4e00", "\u9fff"),  # CJK unified ideographs
+    ("\uf900", "\ufaff"),  # compatibility ideographs
+    ("\uff65", "\uff9f"),  # half-width katakana
+    ("\U00020000", "\U0003ffff"),  # extensions B and later
+)
+_CJK_CLASS = "".join(f"{low}-{high}" for low, high in CJK_RANGES)
+# A run of word characters but CJK ones, or one word character (then a CJK one).
+_WORD = re.compile(rf"[^\W{_CJK_CLASS}]+|\w")
+_CJK = re.compile(f"[{_CJK_CLASS}]")
+# The same split for the engines' own tokenizers: Tantivy's (Rust's regex crate) reads the
+# ranges as \x{…}; Whoosh's uses WORD_PATTERN as it is.
+WORD_PATTERN = _WORD.pattern
+RUST_WORD_PATTERN = "[^\\W{}]+|\\w".format(
+    "".join(f"\\x{{{ord(low):x}}}-\\x{{{ord(high):x}}}" for low, high in CJK_RANGES)
+)
 # One lexical unit: a parenthesis, a quoted phrase (perhaps unclosed), or a run of other
 # characters; a phrase or group may carry ~N / ^B right after it.
 _LEXEME = re.compile(r'\s*(?:(?P<paren>[()])|"(?P<phrase>[^"]*)(?P<closed>"?)|(?P<text>[^\s()"]+))')
@@ -55,8 +79,62 @@ ENGLISH_FUNCTION_WORDS = frozenset(
 
 
 def words(text: str) -> list[str]:
-    """Casefolded \\w runs: the words of a text as the index sees them."""
+    """Casefolded \\w runs (a CJK character on its own): the words of a text as the index
+    sees them."""
     return [w.casefold() for w in _WORD.findall(text)]
+
+
+def is_cjk(word: str) -> bool:
+    """Whether a word is Chinese or Japanese: one character, or a run of them as
+    query_words gives it."""
+    return bool(word) and _CJK.match(word) is not None
+
+
+def word_regex(word: str) -> str:
+    """A regex finding an index word in casefolded text: whole (no word character either
+    side), but a CJK end needs no boundary, its neighbours being letters too."""
+    before = "" if is_cjk(word[:1]) else r"(?<!\w)"
+    after = "" if is_cjk(word[-1:]) else r"(?!\w)"
+    return before + re.escape(word) + after
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a natural-language query: words() but each run of CJK characters as
+    its overlapping pairs (a lone one as itself), the usual unit of Chinese and Japanese
+    retrieval: "安定版" is "安定", "定版", each a phrase (search.understand.word)."""
+    out: list[str] = []
+    run: list[str] = []
+    end = -1
+    for match in _WORD.finditer(text):
+        word = match.group().casefold()
+        if is_cjk(word) and (not run or match.start() == end):
+            run.append(word)
+        else:
+            out += _pairs(run)
+            run = [word] if is_cjk(word) else []
+            if not run:
+                out.append(word)
+        end = match.end()
+    return out + _pairs(run)
+
+
+def _pairs(run: list[str]) -> list[str]:
+    return ["".join(run[i : i + 2]) for i in range(max(1, len(run) - 1))] if run else []
+
+
+def cjk_runs(text: str) -> list[list[str]]:
+    """The query text's words, those of a CJK run (characters side by side) together."""
+    groups: list[list[str]] = []
+    end = -1
+    for match in _WORD.finditer(text):
+        word = match.group().casefold()
+        joined = groups and is_cjk(word) and is_cjk(groups[-1][-1]) and match.start() == end
+        if joined:
+            groups[-1].append(word)
+        else:
+            groups.append([word])
+        end = match.end()
+    return groups
 
 
 def word_set(texts: list[str]) -> set[str]:
@@ -302,7 +380,20 @@ def _word(raw: str) -> list[Node]:
         if star:
             return [Prefix(found[0], boost)]
         return [Fuzzy(found[0], _distance(distance), boost)]
-    return [Term(w, boost) for w in found]  # none for punctuation like "?"; e.g. -> e, g
+    # none for punctuation like "?"; e.g. -> e, g; a CJK run -> the phrase of its characters
+    return [node for group in cjk_runs(body) for node in run_nodes(group, boost)]
+
+
+def run_nodes(group: list[str], boost: float = 1.0) -> list[Node]:
+    """One word, or a CJK run as the phrase of its characters (a run past
+    MAX_PHRASE_WORDS as consecutive phrases, each required, overlapping by a character)."""
+    if len(group) == 1:
+        return [Term(group[0], boost)]
+    step = MAX_PHRASE_WORDS - 1
+    return [
+        Phrase(tuple(group[i : i + MAX_PHRASE_WORDS]), 1, boost)
+        for i in range(0, len(group) - 1, step)
+    ]
 
 
 class _Parser:

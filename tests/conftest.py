@@ -41,6 +41,7 @@ def _no_settings_from_the_environment() -> Iterator[None]:
 # (a full third pass would take CI past its time budget; the others test code above the
 # engine, which the embedded passes cover).
 POSTGRES_MODULES = {
+    "test_cjk.py",
     "test_index.py",
     "test_incremental.py",
     "test_tools.py",

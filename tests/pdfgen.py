@@ -164,6 +164,26 @@ def write_pdf(
     return _write_bytes(path, data)
 
 
+def write_cjk_pdf(path: PathArg, pages: list[str]) -> Path:
+    """Write Japanese or Chinese text, one page per entry ("\\n" starts a line), in
+    reportlab's CID font HeiseiMin-W3: a standard Adobe font that PDF readers map to
+    Unicode by its CMap, so no font file is needed (DejaVu Sans has no CJK glyphs)."""
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen import canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("HeiseiMin-W3"))
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer)
+    for page in pages:
+        pdf.setFont("HeiseiMin-W3", 11)
+        for n, line in enumerate(page.split("\n")):
+            pdf.drawString(56, 780 - 16 * n, line)
+        pdf.showPage()
+    pdf.save()
+    return _write_bytes(path, buffer.getvalue())
+
+
 def write_hyphenated_pdf(
     path: PathArg, words_before: str, hyphenated_word: str, split_at: int, words_after: str
 ) -> Path:

@@ -103,6 +103,10 @@ class Engine(Protocol):
 
     name: str
     recovered: str | None  # why the index was found damaged and started empty at open
+    # Whether each Chinese or Japanese character is an index word of its own
+    # (pdfindex.query.words): exact search may then require the query's. False only for a
+    # Whoosh index written before, whose analyzer (kept in the index) made runs of them one word.
+    splits_cjk: bool
 
     # -- the catalog
     def catalog(self) -> dict[str, FileRecord]: ...

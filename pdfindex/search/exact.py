@@ -15,6 +15,7 @@ from pdfindex.search.textmatch import (
     compile_query,
     find_spans,
     fold,
+    required_cjk_words,
     required_phrases,
     required_prefixes,
     required_terms,
@@ -48,9 +49,10 @@ def exact_search(
     # In one document the slug alone leaves few pages; across documents a prefix helps
     # only when few words start with it (a prefix like "the" stands for hundreds).
     prefixes = [] if slug else [p for p in required_prefixes(query) if engine.prefix_is_narrow(p)]
+    terms = required_terms(query) + (required_cjk_words(query) if engine.splits_cjk else [])
     found = engine.candidates(
         slug=slug,
-        terms=required_terms(query),
+        terms=terms,
         prefixes=prefixes,
         phrases=[phrase[:MAX_PHRASE_WORDS] for phrase in required_phrases(query)],
     )

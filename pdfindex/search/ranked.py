@@ -8,7 +8,7 @@ from typing import Any
 from pdfindex.engine import Engine, RankedPages
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import PageHit
-from pdfindex.query import Node, parse
+from pdfindex.query import Node, Phrase, Term, is_cjk, leaves, parse, word_regex
 from pdfindex.search.exact import MAX_LIMIT, check_range
 from pdfindex.search.understand import understand
 
@@ -44,9 +44,25 @@ def ranked_pages(
     if pages is not None and (pages[0] < 1 or pages[1] < pages[0]):
         raise InvalidQuery(f"page range {pages[0]}-{pages[1]} is not valid")
     found = engine.ranked(tree, limit, slug=slug, pages=pages)
+    found = found._replace(terms=cjk_marks(tree, found.terms))
     for hit in found.hits if snippets else []:
         hit.snippet = snippet(hit.text, found.terms)
     return found
+
+
+def cjk_marks(tree: Node, terms: set[str]) -> set[str]:
+    """The terms with each phrase of CJK characters as one string: a snippet marks
+    "安定版" where it stands, not every 安, 定 and 版 of the page."""
+    runs = [
+        leaf.words
+        for leaf in leaves(tree)
+        if isinstance(leaf, Phrase) and all(map(is_cjk, leaf.words))
+    ]
+    if not runs:
+        return terms
+    alone = {leaf.text for leaf in leaves(tree) if isinstance(leaf, Term)}
+    kept = {t for t in terms if not (is_cjk(t) and len(t) == 1) or t in alone}
+    return kept | {"".join(run) for run in runs}
 
 
 def ranked_elements(
@@ -71,11 +87,16 @@ def snippet(text: str, terms: set[str], width: int = 240, max_terms: int = 200) 
     wanted = sorted(terms, key=len, reverse=True)[:max_terms]
     if not wanted:
         return flat[:width]
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, wanted)) + r")(?!\w)")
+    pattern = re.compile("|".join(map(word_regex, wanted)))
     folded = flat.casefold()
     if len(folded) != len(flat):  # rare: casefolding changed lengths; search the text as is
         folded = flat.lower()
-    spans = [m.span() for m in pattern.finditer(folded)]
+    spans: list[tuple[int, int]] = []
+    for match in pattern.finditer(folded):  # marks that touch are one (CJK pairs: 安定|定版)
+        if spans and spans[-1][1] == match.start():
+            spans[-1] = (spans[-1][0], match.end())
+        else:
+            spans.append(match.span())
     if not spans:
         return flat[:width]
     # The window holding the most matches, starting a little before one of them.

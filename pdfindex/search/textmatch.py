@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from pdfindex.query import normalize_query
+from pdfindex.query import is_cjk, normalize_query, words
 
 HYPHENS = "-\u00ad\u2010"
 _HYPHEN_CHARS = tuple(HYPHENS)
@@ -105,6 +105,12 @@ def required_terms(query: str) -> list[str]:
         if _is_boundary(before) and _is_boundary(after):
             terms.append(match.group().casefold())
     return sorted(set(terms))
+
+
+def required_cjk_words(query: str) -> list[str]:
+    """The query's Chinese and Japanese characters: every matching page holds each as an
+    index word, where the index makes each of them a word (`Engine.splits_cjk`)."""
+    return sorted({w for w in words(normalize_query(query)) if is_cjk(w)})
 
 
 def required_phrases(query: str) -> list[list[str]]:

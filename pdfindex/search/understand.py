@@ -24,9 +24,12 @@ from pdfindex.query import (
     Stem,
     Term,
     any_of,
+    cjk_runs,
+    is_cjk,
     normalize_query,
     parse,
-    words,
+    query_words,
+    run_nodes,
 )
 from pdfindex.search.language import FUNCTION_WORDS
 
@@ -67,7 +70,7 @@ def function_words(found: list[str]) -> frozenset[str]:
 def content_words(text: str) -> list[str]:
     """The query's words without its function words, each once, in order; all of them
     when it has nothing else."""
-    found = list(dict.fromkeys(words(text)))
+    found = list(dict.fromkeys(query_words(text)))
     stop = function_words(found)
     return [w for w in found if w not in stop] or found
 
@@ -100,14 +103,18 @@ def is_sentence(text: str, found: list[str]) -> bool:
     sentences rank with stems (and hybrid), which cost keyword lists first-page hits; a
     list holding a function word or two ("resize box to width") stays a list (README
     "Ranking")."""
-    said = words(text)
+    said = query_words(text)
     if text.rstrip().endswith("?") or (said and said[0] in QUESTION_WORDS):
         return True
     return len(set(said)) - len(found) >= SENTENCE_FUNCTION_WORDS
 
 
 def word(text: str, stem: float = STEM_WEIGHT) -> Node:
-    """One query word: the word itself, or (`stem` > 0) also its stem at that weight."""
+    """One query word: the word itself, or (`stem` > 0) also its stem at that weight; a
+    pair of CJK characters (query_words) is the phrase of the two, with no stem."""
+    if is_cjk(text):
+        nodes = run_nodes(list(text))
+        return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
     return Or((Term(text), Stem(text, stem))) if stem else Term(text)
 
 
@@ -123,14 +130,22 @@ def natural(
     return Or(tuple(word(w, stem) for w in found), boost=boost, coord=coord)
 
 
+def required_words(text: str) -> list[str]:
+    """What `all_words` requires, as a person reads it: the content words, each run of
+    CJK characters whole (not its pairs)."""
+    found = [w for w in content_words(text) if not is_cjk(w)]
+    runs = ["".join(run) for run in cjk_runs(normalize_query(text)) if is_cjk(run[0])]
+    return found + list(dict.fromkeys(runs))
+
+
 def all_words(text: str) -> Node:
     """The CLI's first try: explicit syntax as `parse` reads it (juxtaposed parts all
     required); natural language as its content words, each required (itself or a word of
-    its stem)."""
+    its stem), and each run of CJK characters as the phrase of them."""
     text = normalize_query(text)
     if not ENABLED or not is_natural(text):
         return parse(text)
-    found = content_words(text)
+    found = required_words(text)
     if not found:
         return any_of([])  # raises InvalidQuery: nothing to search for
     stem = STEM_WEIGHT if is_sentence(text, found) else 0.0

@@ -22,7 +22,7 @@ from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.indexer.sources import SourceUnreachable
-from pdfindex.query import normalize_query, words
+from pdfindex.query import normalize_query, word_regex, words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
 from pdfindex.tools.names import lookup, resolve_scope
@@ -147,10 +147,10 @@ def _search(
     # One pass of one regex over each casefolded page finds every spelling of every word;
     # casefolding never adds or removes a line break, so line numbers carry over.
     alternatives = "|".join(
-        f"(?P<w{n}>{'|'.join(re.escape(w) for w in sorted(group, key=len, reverse=True))})"
+        f"(?P<w{n}>{'|'.join(word_regex(w) for w in sorted(group, key=len, reverse=True))})"
         for n, group in enumerate(spellings)
     )
-    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    pattern = re.compile(alternatives)
     matches = []
     for ref in found.refs:
         if not _wanted(ref.path, types):

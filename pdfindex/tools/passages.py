@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,7 +17,7 @@ from pdfindex.api import PdfIndex
 from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import OK
-from pdfindex.query import Node, Or, Term, any_of, words
+from pdfindex.query import Node, Or, Term, any_of, query_words, words
 from pdfindex.search import understand as understanding
 from pdfindex.search.language import STOP_WORDS
 from pdfindex.tools.budget import fit, items_budget
@@ -31,7 +32,7 @@ from pdfindex.tools.results import (
 from pdfindex.tools.sessions import SessionStore
 
 SENTENCES_PER_CHUNK = 3
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=。)\s*")
 CITED_BOOST = 1.25
 EARLIER_QUERY_WEIGHT = 0.3
 ACTIVE_SECONDS = 3600  # a session used within the last hour counts as active
@@ -129,7 +130,7 @@ def _content_words(text: str) -> set[str]:
 
 def _passage_words(text: str) -> set[str]:
     """The words of a passage that may meet the question's."""
-    return set(words(text)) if understanding.ENABLED else _content_words(text)
+    return set(query_words(text)) if understanding.ENABLED else _content_words(text)
 
 
 def _question(query: str, earlier_queries: list[str]) -> tuple[Node, set[str]]:
@@ -147,7 +148,8 @@ def _question(query: str, earlier_queries: list[str]) -> tuple[Node, set[str]]:
     earlier = {w for q in earlier_queries for w in understanding.content_words(q)} - wanted
     if not earlier:
         return tree, wanted
-    later = tuple(Term(w, boost=EARLIER_QUERY_WEIGHT) for w in sorted(earlier))
+    weight = EARLIER_QUERY_WEIGHT
+    later = tuple(replace(understanding.word(w, stem=0.0), boost=weight) for w in sorted(earlier))
     return Or((tree, *later)), wanted
 
 

@@ -72,6 +72,7 @@ class PostgresEngine:
     of it) when set, and see the last commit it has replayed; writes go to `url`."""
 
     name = "postgres"
+    splits_cjk = True
     recovered: str | None = None  # the database keeps itself consistent
     # How the last ranked search found its top pages: "postings" (a query of words and
     # stems: pdfindex.engine.postgres.postings), "lists" (the impact lists,

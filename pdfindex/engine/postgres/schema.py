@@ -24,10 +24,11 @@ from pdfindex.query import ENGLISH_FUNCTION_WORDS
 K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
 
-FORMAT_VERSION = 10  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
+FORMAT_VERSION = 11  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
 # 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
 # 8: pairs of function words (page_vector); 9: lists for stems of less common words;
-# 10: per-document postings (pdfindex.engine.postgres.postings), pages numbered (pid)
+# 10: per-document postings (pdfindex.engine.postgres.postings), pages numbered (pid);
+# 11: each Chinese or Japanese character a word (pdfindex.query.words)
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383

@@ -46,6 +46,7 @@ class TantivyEngine:
     """Opens (or creates) the index in `folder`/tantivy; every read sees the last commit."""
 
     name = "tantivy"
+    splits_cjk = True
 
     def __init__(self, folder: Path, writer_memory_mb: int = 0) -> None:
         self.folder = folder

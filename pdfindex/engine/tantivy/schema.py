@@ -2,8 +2,9 @@
 per visual element, in one index so a file's parts change in one commit.
 
 Words are what `pdfindex.query.words` says: the text is case-folded in Python (Unicode
-casefold, so 'Straße' and 'STRASSE' meet) and split on `\\w+` by Tantivy's regex tokenizer,
-with no stop words and no length limit. A second field holds the same words by their
+casefold, so 'Straße' and 'STRASSE' meet) and split by Tantivy's regex tokenizer into runs
+of `\\w` (each Chinese or Japanese character on its own: `RUST_WORD_PATTERN`), with no stop
+words and no length limit. A second field holds the same words by their
 English (Snowball) stems, for ranking natural-language queries only (pdfindex.query.Stem).
 """
 
@@ -23,12 +24,14 @@ from pdfindex.engine.formats import (
     stored_format,
     try_exclusive,
 )
+from pdfindex.query import RUST_WORD_PATTERN
 
 # 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); 3: path
 # and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
-# pages' line counts (a regex reads only the pages it can match). An older index is
-# started empty and refilled from the extraction cache.
-FORMAT_VERSION = 5
+# pages' line counts (a regex reads only the pages it can match); 6: each Chinese or
+# Japanese character a word (pdfindex.query.RUST_WORD_PATTERN). An older index is started
+# empty and refilled from the extraction cache.
+FORMAT_VERSION = 6
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
@@ -38,7 +41,7 @@ STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranki
 # The same words, stemmed: what the stemmed field holds, and how a query's word is looked
 # up there (pdfindex.query.Stem).
 STEMMER = (
-    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+"))
+    tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(RUST_WORD_PATTERN))
     .filter(tantivy.Filter.stemmer("english"))
     .build()
 )
@@ -111,7 +114,7 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
         if time.monotonic() >= deadline:
             raise locked_out(folder, timeout)
         time.sleep(0.05)
-    analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+")).build()
+    analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(RUST_WORD_PATTERN)).build()
     index.register_tokenizer(TOKENIZER, analyzer)
     index.register_tokenizer(STEM_TOKENIZER, STEMMER)
     recovered = problem if problem not in (None, _MISSING, _OLDER) else None

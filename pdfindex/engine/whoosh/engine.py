@@ -21,7 +21,15 @@ from pdfindex.engine.whoosh.common import page_count, ranked_question, split_que
 from pdfindex.engine.whoosh.compiler import compile_query
 from pdfindex.engine.whoosh.postings import SetPrefix
 from pdfindex.engine.whoosh.reader import WhooshCandidates, docnums
-from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE, STEM_FIELD, open_or_create, stem
+from pdfindex.engine.whoosh.schema import (
+    ELEMENT,
+    FILE,
+    PAGE,
+    STEM_FIELD,
+    open_or_create,
+    splits_cjk,
+    stem,
+)
 from pdfindex.engine.whoosh.writer import WhooshWriter
 from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
@@ -54,6 +62,7 @@ class WhooshEngine:
         self._not_pages = GenerationCache(_not_page_docnums)
         self._ix = open_or_create(folder)
         self.recovered: str | None = self._ix.pdfindex_recovered  # why it was rebuilt
+        self.splits_cjk = splits_cjk(self._ix.schema)
 
     def _searcher(self) -> Searcher:
         """This thread's searcher, refreshed to the last commit."""
