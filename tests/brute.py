@@ -34,6 +34,22 @@ def query_items(query: str) -> list[str | None]:
     return items
 
 
+def _cjk(char: str) -> bool:
+    """Chinese or Japanese, by code point: symbols and kana (U+3000-U+30FF), kana
+    extensions, the unified and compatibility ideographs, half-width katakana, and the
+    planes beyond."""
+    point = ord(char)
+    return (
+        0x3000 <= point <= 0x30FF
+        or 0x31F0 <= point <= 0x31FF
+        or 0x3400 <= point <= 0x4DBF
+        or 0x4E00 <= point <= 0x9FFF
+        or 0xF900 <= point <= 0xFAFF
+        or 0xFF65 <= point <= 0xFF9F
+        or 0x20000 <= point <= 0x3FFFF
+    )
+
+
 def _after_line_break(text: str, position: int) -> list[int]:
     """Ends of `[ \\t]*` + one line break + any whitespace, starting at `position`."""
     j = position
@@ -71,9 +87,11 @@ def brute_force(text: str, query: str) -> list[tuple[int, set[int]]]:
                 found |= ends_from(j, item + 1)
             return frozenset(found)
         starts = [position]
-        previous_is_char = item > 0 and items[item - 1] is not None
-        if previous_is_char and position < n and folded[position] in HYPHENS:
+        previous = items[item - 1] if item > 0 else None
+        if previous is not None and position < n and folded[position] in HYPHENS:
             starts += _after_line_break(folded, position + 1)
+        if previous is not None and _cjk(previous) and _cjk(wanted):
+            starts += _after_line_break(folded, position)  # a line end inside a CJK word
         for p in starts:
             if p < n and folded[p] == wanted:
                 nexts = [p + 1]

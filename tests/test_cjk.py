@@ -33,6 +33,7 @@ JAPANESE = [
     "LuaTeX-ja の安定版は CTAN から取得できる。\n開発版は master ブランチにある。",
     "日本語用クラスファイルを生成するために、\n以下を実行する必要がある。",
     "縦組みの文書では、々や〆のような記号も\n一文字として扱われる。",
+    "設定ファイルを読み込むた\nめに、次のコマンドを使う。",
 ]
 CHINESE = ["中文检索：稳定版本的文件可以在这里下载。"]
 ENGLISH = ["A stable release of the package is on CTAN."]
@@ -95,6 +96,19 @@ def test_a_word_inside_a_run_is_found_by_ranked_and_exact_search(
     assert f"**{query}**" in hits[0].snippet
     found = search_pdf(library, slug, query)
     assert found["query_exists"] and found["matches"]
+
+
+def test_a_word_broken_at_a_line_end_is_found(library: PdfIndex) -> None:
+    """Japanese lines end inside words with no hyphen (page 4: 読み込むた / めに): the
+    exact search ignores a line break between two CJK characters, and the ranked phrase
+    does not see it."""
+    assert "た\nめに" in library.engine.page_texts("ja")[3]
+    matches, _ = exact_search(library.engine, "読み込むために", slug="ja")
+    assert [m.page for m in matches] == [4]
+    assert "**読み込むた\nめに**" in search_pdf(library, "ja", "読み込むために")["matches"][0]
+    _, hits = library.search("読み込むために", document="ja")
+    assert [h.page for h in hits] == [4]
+    assert not search_pdf(library, "ja", "読み込むためにに")["query_exists"]
 
 
 def test_fuzzy_search_finds_cjk_characters_inside_a_line(library: PdfIndex) -> None:

@@ -3,7 +3,9 @@
 A query matches the stored text case-insensitively (Unicode casefold, query NFKC);
 whitespace in the query matches any whitespace run, line breaks included; a line-end
 hyphenation in the text (`architec-\\nture`) matches the unbroken word; a hyphen in the
-query also matches a hyphen followed by a line break. Every start position counts, so
+query also matches a hyphen followed by a line break; between two Chinese or Japanese
+characters of the query, a line break in the text is ignored too (written without spaces,
+their lines end inside words with no hyphen). Every start position counts, so
 overlapping occurrences are all found. Knows nothing of the index.
 """
 
@@ -19,6 +21,7 @@ HYPHENS = "-\u00ad\u2010"
 _HYPHEN_CHARS = tuple(HYPHENS)
 _LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
 _HYPHEN_BREAK = f"(?:[{HYPHENS}]{_LINE_BREAK})?"
+_CJK_BREAK = f"(?:[{HYPHENS}]?{_LINE_BREAK})?"  # between two CJK characters
 # (?<!\w): a match starts at a word's start only, so a 200,000-letter word costs one pass
 _JOINABLE = re.compile(rf"(?<!\w)\w+(?:[{HYPHENS}]{_LINE_BREAK}\w+)+")
 _BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{_LINE_BREAK}")
@@ -73,7 +76,7 @@ def compile_query(query: str) -> re.Pattern[str]:
             previous = ""
             continue
         if previous:
-            parts.append(_HYPHEN_BREAK)
+            parts.append(_CJK_BREAK if is_cjk(previous) and is_cjk(char) else _HYPHEN_BREAK)
         parts.append(re.escape(char))
         if char == "-":
             parts.append(f"(?:{_LINE_BREAK})?")
