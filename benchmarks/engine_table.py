@@ -104,6 +104,9 @@ def measure(
         ("question, any word", ranked(QUESTION, any_word=True)),
         ("question, as the tools read it", asked(QUESTION)),
         ("exact, all documents `page margins`", lambda: len(index.exact("page margins")[0])),
+        # Japanese inside runs of text (the corpus's texlive-lang-japanese manuals)
+        ("Japanese word `クラスファイル`", ranked("クラスファイル")),
+        ("exact, all documents `クラスファイル`", lambda: len(index.exact("クラスファイル")[0])),
         (f"`search_pdf` in {doc}", lambda: len(search_pdf(index, doc, "node distance")["matches"])),
         (
             f"regex `node\\s+distance` in {doc}",

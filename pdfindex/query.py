@@ -90,12 +90,13 @@ def is_cjk(word: str) -> bool:
     return bool(word) and _CJK.match(word) is not None
 
 
-def word_regex(word: str) -> str:
-    """A regex finding an index word in casefolded text: whole (no word character either
-    side), but a CJK end needs no boundary, its neighbours being letters too."""
-    before = "" if is_cjk(word[:1]) else r"(?<!\w)"
-    after = "" if is_cjk(word[-1:]) else r"(?!\w)"
-    return before + re.escape(word) + after
+def words_regex(plain: list[str], cjk: list[str]) -> str:
+    """A regex finding index words in casefolded text, given as regex alternatives: the
+    `plain` ones whole (no word character either side), the `cjk` ones anywhere, their
+    neighbours being letters too. One boundary test around all the plain ones: a test per
+    alternative made a snippet of 200 prefix words 30 times slower."""
+    parts = [r"(?<!\w)(?:" + "|".join(plain) + r")(?!\w)"] if plain else []
+    return "|".join(parts + cjk)
 
 
 def query_words(text: str) -> list[str]:

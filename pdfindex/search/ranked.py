@@ -8,7 +8,7 @@ from typing import Any
 from pdfindex.engine import Engine, RankedPages
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import PageHit
-from pdfindex.query import Node, Phrase, Term, is_cjk, leaves, parse, word_regex
+from pdfindex.query import Node, Phrase, Term, is_cjk, leaves, parse, words_regex
 from pdfindex.search.exact import MAX_LIMIT, check_range
 from pdfindex.search.understand import understand
 
@@ -87,7 +87,8 @@ def snippet(text: str, terms: set[str], width: int = 240, max_terms: int = 200) 
     wanted = sorted(terms, key=len, reverse=True)[:max_terms]
     if not wanted:
         return flat[:width]
-    pattern = re.compile("|".join(map(word_regex, wanted)))
+    plain = [re.escape(w) for w in wanted if not is_cjk(w)]
+    pattern = re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
     folded = flat.casefold()
     if len(folded) != len(flat):  # rare: casefolding changed lengths; search the text as is
         folded = flat.lower()

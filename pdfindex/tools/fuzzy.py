@@ -22,7 +22,7 @@ from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.indexer.sources import SourceUnreachable
-from pdfindex.query import normalize_query, word_regex, words
+from pdfindex.query import is_cjk, normalize_query, words, words_regex
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
 from pdfindex.tools.names import lookup, resolve_scope
@@ -146,11 +146,17 @@ def _search(
     found = index.engine.candidates(any_of=spellings, path=scope)
     # One pass of one regex over each casefolded page finds every spelling of every word;
     # casefolding never adds or removes a line break, so line numbers carry over.
-    alternatives = "|".join(
-        f"(?P<w{n}>{'|'.join(word_regex(w) for w in sorted(group, key=len, reverse=True))})"
+    alternatives = [
+        f"(?P<w{n}>{'|'.join(re.escape(w) for w in sorted(group, key=len, reverse=True))})"
         for n, group in enumerate(spellings)
+    ]
+    cjk = [is_cjk(w) for w in query_words]
+    pattern = re.compile(
+        words_regex(
+            [a for a, c in zip(alternatives, cjk, strict=True) if not c],
+            [a for a, c in zip(alternatives, cjk, strict=True) if c],
+        )
     )
-    pattern = re.compile(alternatives)
     matches = []
     for ref in found.refs:
         if not _wanted(ref.path, types):
