@@ -25,6 +25,7 @@ from pdfindex.config import load_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.engine.postgres import engine as postgres_engine
 from pdfindex.engine.postgres import postings
+from pdfindex.engine.postgres.schema import POSTED_PAIR
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
@@ -442,6 +443,9 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             writer.replace_file(_record("twice.pdf", 1), ["margin table"], ["margin table"])
             writer.add_file(_record("gone.pdf", 1), ["zeugma"], ["zeugma"])
             writer.remove_file("gone.pdf")
+            # Japanese: a question's pairs of characters are posted lexemes (`~安 定`).
+            pages = ["日本語のクラスファイル table", "クラスファイルを生成する。日本語の版", "版"]
+            writer.add_file(_record("ja.pdf", 3), pages, [index_text(p) for p in pages])
         with engine.writer(timeout=10) as writer:
             writer.remove_file("d03.pdf")
             pages = [*_pages(99, 4), "the the the " * 300 + "table"]  # > 256 positions of a word
@@ -455,6 +459,9 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             ],
             understand("can a zeugma or a quire hold a table and a figure?"),
             understand("tables figures colophon"),
+            understand("クラスファイルを生成するには？"),
+            understand("日本語の table"),
+            understand("版"),
             understand("how do I number the seq_item of a table?"),
             pq.Or((pq.Stem("seq_items"), pq.Term("item")), coord=1.5),
             pq.parse("the"),
@@ -494,7 +501,8 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
         for pid, path, word in _rows(
             engine,
             "SELECT pid, path, lexeme FROM pdfindex_pages, unnest(words)"
-            " WHERE left(lexeme, 1) <> '~' ORDER BY path, page",
+            f" WHERE left(lexeme, 1) <> '~' OR {POSTED_PAIR.replace('u.', '')}"
+            " ORDER BY path, page",
         ):
             pages.setdefault((path, word), []).append(pid)
         assert posted == pages

@@ -9,9 +9,10 @@ BM25 over `10 * ts_rank_cd`, the same float operations in the same order), so th
 the order and the total are those of scoring every match in SQL.
 
 Answers trees of words and stems under AND / OR / NOT (questions, keyword lists, boolean
-queries); `lexemes` says None for anything else (phrases, prefixes, typos, a word of
-no stem, a NOT that pages without any query word could meet) and the engine ranks
-those in SQL.
+queries), and of pairs of CJK characters (a Chinese or Japanese question's units: each is
+one lexeme, schema.pairs_with); `lexemes` says None for anything else (other phrases,
+prefixes, typos, a word of no stem, a NOT that pages without any query word could meet)
+and the engine ranks those in SQL.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import MAX_LEXEME_BYTES, MAX_POSITIONS
+from pdfindex.engine.postgres.schema import MAX_LEXEME_BYTES, MAX_POSITIONS, is_paired, pair
 
 POSTING = np.dtype([("pid", ">i8"), ("tf", ">i4"), ("length", ">i4")])  # schema.POSTINGS
 Key = tuple[str, str]  # (kind, lexeme): 'w' a word, 's' a stem
@@ -46,9 +47,21 @@ def lexemes(query: pq.Node, stems: dict[str, list[str]]) -> list[Key] | None:
             keys.add(("w", leaf.text))
         elif isinstance(leaf, pq.Stem) and stems.get(leaf.text):
             keys.update(("s", stem) for stem in stems[leaf.text])
+        elif _posted_pair(leaf):
+            keys.add(("w", pair(*leaf.words)))  # type: ignore[union-attr]
         else:
             return None
     return sorted(keys) if _positive(query) else None
+
+
+def _posted_pair(node: pq.Node) -> bool:
+    """A phrase of two CJK characters: one pair lexeme, posted (schema.POSTINGS)."""
+    return (
+        isinstance(node, pq.Phrase)
+        and node.slop <= 1
+        and is_paired(node.words)
+        and pq.is_cjk(node.words[0])
+    )
 
 
 def _leaves(node: pq.Node) -> list[pq.Node]:
@@ -134,6 +147,10 @@ class Scorer:
                 total = total + score
             combine = np.logical_and if isinstance(node, pq.And) else np.logical_or
             return total, combine.reduce([m for _, m in parts])
+        if isinstance(node, pq.Phrase):  # a posted pair: idf, its words' sum (leaf_idf)
+            tf = self._tf.get(("w", pair(*node.words)), self._zero)
+            weight = boost * node.boost * sum(self.idf(w) for w in node.words)
+            return weight * (2.2 - 2.2 * self._norm / (tf + self._norm)), tf > 0
         assert isinstance(node, pq.Term | pq.Stem)
         if isinstance(node, pq.Term):
             tf = self._tf.get(("w", node.text), self._zero)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pdfindex.query import ENGLISH_FUNCTION_WORDS
+from pdfindex.query import ENGLISH_FUNCTION_WORDS, is_cjk
 
 K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
@@ -28,7 +28,8 @@ FORMAT_VERSION = 11  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked onc
 # 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
 # 8: pairs of function words (page_vector); 9: lists for stems of less common words;
 # 10: per-document postings (pdfindex.engine.postgres.postings), pages numbered (pid);
-# 11: each Chinese or Japanese character a word (pdfindex.query.words)
+# 11: each Chinese or Japanese character a word (pdfindex.query.words), and two side by
+# side a pair, as two function words are
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383
@@ -259,15 +260,21 @@ CREATE = (
 )
 # A file's postings, from its pages' words and stems: each page's pid, the lexeme's
 # positions (what ts_rank_cd counts) and the page length, big-endian (postings.POSTING),
-# in page order. Word pairs (`~of the`) are for phrases only: not here. They are staged
-# until the commit, which writes them in word order (STAGED_POSTINGS).
+# in page order. Pairs of function words (`~of the`) are for phrases only: not here; pairs
+# of CJK characters (`~安 定`, from U+3000 on) are, as questions in Chinese and Japanese
+# rank by them (postings.lexemes). They are staged until the commit, which writes them in
+# word order (STAGED_POSTINGS).
+POSTED_PAIR = "ascii(substr(u.lexeme, 2, 1)) >= 12288"  # code point, in a UTF8 database
 POSTINGS = tuple(
     "INSERT INTO pdfindex_staged (path, kind, lexeme, data)"
     f" SELECT p.path, '{kind}', u.lexeme, string_agg(int8send(p.pid)"
     " || int4send(greatest(cardinality(u.positions), 1)) || int4send(p.length), ''::bytea"
     f" ORDER BY p.page) FROM pdfindex_pages p, unnest(p.{column}) u"
     f" WHERE p.path = %s{where} GROUP BY p.path, u.lexeme"
-    for kind, column, where in (("w", "words", " AND left(u.lexeme, 1) <> '~'"), ("s", "stems", ""))
+    for kind, column, where in (
+        ("w", "words", f" AND (left(u.lexeme, 1) <> '~' OR {POSTED_PAIR})"),
+        ("s", "stems", ""),
+    )
 )
 # A writer's postings until its commit, which writes them in word order: a word's rows
 # then lie together, and a question reads a few heap pages per word instead of one per
@@ -328,15 +335,23 @@ def pair(first: str, second: str) -> str:
     return f"~{first} {second}"
 
 
+def pairs_with(first: str, second: str) -> bool:
+    """Whether these two words side by side are also one lexeme: two function words
+    (`"of the"`), or two Chinese or Japanese characters (a natural-language query's unit:
+    pdfindex.query.query_words), so their phrase is counted and ranked from the index
+    instead of from the positions of every page holding both."""
+    return (first in PAIRED and second in PAIRED) or (is_cjk(first) and is_cjk(second))
+
+
 def pairs_of(words: tuple[str, ...]) -> list[str]:
     """The pair lexemes a page holding these words side by side holds."""
     neighbours = zip(words, words[1:], strict=False)
-    return [pair(a, b) for a, b in neighbours if a in PAIRED and b in PAIRED]
+    return [pair(a, b) for a, b in neighbours if pairs_with(a, b)]
 
 
 def is_paired(words: tuple[str, ...]) -> bool:
     """Whether a phrase of these words is one pair lexeme."""
-    return len(words) == 2 and all(w in PAIRED for w in words)
+    return len(words) == 2 and pairs_with(*words)
 
 
 def page_vector(words: list[str], pairs: bool = True) -> tuple[str, int]:
@@ -370,12 +385,12 @@ def page_vector(words: list[str], pairs: bool = True) -> tuple[str, int]:
 
 
 def _with_pairs(words: list[str]) -> list[tuple[int, str]]:
-    """(position, lexeme) of each word, and of each pair of function words after it."""
+    """(position, lexeme) of each word, and of each pair (`pairs_with`) after it."""
     found: list[tuple[int, str]] = []
     previous = ""
     for number, word in enumerate(words, start=1):
         found.append((number, word))
-        if previous in PAIRED and word in PAIRED:
+        if previous and pairs_with(previous, word):
             found.append((number - 1, pair(previous, word)))
         previous = word
     return found
