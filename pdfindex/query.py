@@ -103,24 +103,13 @@ def query_words(text: str) -> list[str]:
     """The words of a natural-language query: words() but each run of CJK characters as
     its overlapping pairs (a lone one as itself), the usual unit of Chinese and Japanese
     retrieval: "安定版" is "安定", "定版", each a phrase (search.understand.word)."""
-    out: list[str] = []
-    run: list[str] = []
-    end = -1
-    for match in _WORD.finditer(text):
-        word = match.group().casefold()
-        if is_cjk(word) and (not run or match.start() == end):
-            run.append(word)
-        else:
-            out += _pairs(run)
-            run = [word] if is_cjk(word) else []
-            if not run:
-                out.append(word)
-        end = match.end()
-    return out + _pairs(run)
+    return [
+        word for group in cjk_runs(text) for word in (_pairs(group) if is_cjk(group[0]) else group)
+    ]
 
 
 def _pairs(run: list[str]) -> list[str]:
-    return ["".join(run[i : i + 2]) for i in range(max(1, len(run) - 1))] if run else []
+    return ["".join(run[i : i + 2]) for i in range(max(1, len(run) - 1))]
 
 
 def cjk_runs(text: str) -> list[list[str]]:
