@@ -25,6 +25,8 @@ from pdfindex.search.understand import understand
 from pdfindex.tools.catalog import search_documents
 from pdfindex.tools.exact import search_pdf
 from pdfindex.tools.fuzzy import fuzzy_search
+from pdfindex.tools.passages import query_documents
+from pdfindex.tools.sessions import SessionStore
 from tests import pdfgen
 from tests.brute import brute_force
 from tests.conftest import make_settings
@@ -34,6 +36,7 @@ JAPANESE = [
     "日本語用クラスファイルを生成するために、\n以下を実行する必要がある。",
     "縦組みの文書では、々や〆のような記号も\n一文字として扱われる。",
     "設定ファイルを読み込むた\nめに、次のコマンドを使う。",
+    "一文目です。二文目です。三文目です。四文目には索引ファイルがある。五文目です。",
 ]
 CHINESE = ["中文检索：稳定版本的文件可以在这里下载。"]
 ENGLISH = ["A stable release of the package is on CTAN."]
@@ -115,6 +118,20 @@ def test_fuzzy_search_finds_cjk_characters_inside_a_line(library: PdfIndex) -> N
     found = fuzzy_search(library, "安定版", path="ja.pdf")
     first = found["matches"][0]
     assert (first["file"], first["page"]) == ("ja.pdf", 1) and "安定版" in first["content"]
+
+
+def test_query_documents_cites_the_japanese_sentences_that_answer(
+    library: PdfIndex, tmp_path: Path
+) -> None:
+    """Passages end at 。 (no space follows it), and a passage counts the question's
+    pairs of characters; a follow-up in the session keeps the earlier question's pairs."""
+    sessions = SessionStore(tmp_path)
+    answer = query_documents(library, sessions, "索引ファイルはどこにある？", top_k=1)
+    source = answer["sources"][0]
+    assert (source["metadata"]["document_id"], source["metadata"]["page"]) == ("ja", 5)
+    assert source["content"] == "四文目には索引ファイルがある。五文目です。"
+    again = query_documents(library, sessions, "五文目は？", answer["session_id"], top_k=1)
+    assert again["status"] == "success" and again["sources"][0]["metadata"]["page"] == 5
 
 
 def test_a_question_in_japanese_ranks_its_answer_page_first(library: PdfIndex) -> None:

@@ -110,8 +110,9 @@ def is_sentence(text: str, found: list[str]) -> bool:
 
 
 def word(text: str, stem: float = STEM_WEIGHT) -> Node:
-    """One query word: the word itself, or (`stem` > 0) also its stem at that weight; a
-    pair of CJK characters (query_words) is the phrase of the two, with no stem."""
+    """One query word: the word itself, or (`stem` > 0) also its stem at that weight; CJK
+    characters (a pair from query_words, a run from required_words) are the phrase of
+    them, with no stem."""
     if is_cjk(text):
         nodes = run_nodes(list(text))
         return nodes[0] if len(nodes) == 1 else And(tuple(nodes))

@@ -117,11 +117,13 @@ def process_document(
 
 
 def _chunks(text: str) -> list[str]:
-    sentences = [s for s in _SENTENCE_END.split(" ".join(text.split())) if s]
-    return [
-        " ".join(sentences[i : i + SENTENCES_PER_CHUNK])
-        for i in range(0, len(sentences), SENTENCES_PER_CHUNK)
-    ]
+    """SENTENCES_PER_CHUNK sentences at a time, cut from the text as it is (a Japanese
+    sentence after 。 follows with no space, an English one after one space)."""
+    flat = " ".join(text.split())
+    starts = sorted({0, *(m.end() for m in _SENTENCE_END.finditer(flat))} - {len(flat)})
+    bounds = [*starts[::SENTENCES_PER_CHUNK], len(flat)]
+    chunks = (flat[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False))
+    return [chunk for chunk in chunks if chunk]
 
 
 def _content_words(text: str) -> set[str]:

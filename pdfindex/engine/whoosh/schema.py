@@ -60,10 +60,8 @@ def page_analyzer() -> Any:
 
 def splits_cjk(schema: Schema) -> bool:
     """Whether the index's own analyzer makes each CJK character a word."""
-    tokenizer = schema["content"].analyzer.items[0]
-    return getattr(tokenizer, "expression", None) is not None and (
-        tokenizer.expression.pattern == WORD_PATTERN
-    )
+    expression = getattr(schema["content"].analyzer.items[0], "expression", None)
+    return getattr(expression, "pattern", None) == WORD_PATTERN
 
 
 def stem_analyzer() -> Any:
