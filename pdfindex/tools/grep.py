@@ -19,6 +19,7 @@ from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
+from pdfindex.search.regexsize import MAX_SIZE, compiled_size
 from pdfindex.search.regexwords import looks_around, required_words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.names import find_document, readable
@@ -34,9 +35,15 @@ def compile_pattern(pattern: str, case_sensitive: bool) -> regex.Pattern:
         raise InvalidQuery("pattern is empty")
     if len(pattern) > MAX_PATTERN:
         raise InvalidQuery(f"pattern has {len(pattern)} characters; the limit is {MAX_PATTERN}")
+    size = compiled_size(pattern)
+    if size > MAX_SIZE:
+        raise InvalidQuery(
+            f"pattern: its counted repeats such as {{n}} unroll to {size:,} items when "
+            f"compiled; the limit is {MAX_SIZE:,} (a range such as {{1,n}} is not unrolled)"
+        )
     flags = regex.VERSION1 if case_sensitive else regex.VERSION1 | regex.IGNORECASE
     try:
-        return regex.compile(pattern, flags)
+        return regex.compile(pattern, flags, cache_pattern=False)
     except regex.error as exc:
         raise InvalidQuery(f"invalid regular expression {pattern!r}: {exc}") from exc
 
@@ -50,7 +57,7 @@ def page_filter(pattern: str, case_sensitive: bool) -> regex.Pattern | None:
     if looks_around(pattern):
         return None
     flags = regex.VERSION1 | (0 if case_sensitive else regex.IGNORECASE)
-    return regex.compile(pattern, flags)
+    return regex.compile(pattern, flags, cache_pattern=False)
 
 
 def _pages_with_matches(
