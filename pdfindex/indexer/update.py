@@ -44,6 +44,7 @@ from pdfindex.search.textmatch import index_text
 log = logging.getLogger(__name__)
 PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FAILED
 TEXT, ELEMENTS_STAGE = "text", "elements"  # the two passes of a reindex, in order
+REPARSE_ROUNDS = 3  # reads of a file that changes while it is read, before it waits
 
 
 @dataclass(frozen=True)
@@ -419,15 +420,60 @@ class Indexer:
     def _extract(
         self, jobs: list[_Job], summary: Summary
     ) -> Generator[tuple[_Job, Extraction], None, None]:
-        if not jobs:
-            return
-        with self._pool(len(jobs)) as pool:
-            tasks = ((job, (str(job.file.opened_path()), job.file.identity)) for job in jobs)
-            for job, extraction in pool.run(tasks):
-                summary.parsed += 1
-                summary.parsed_paths.append(job.file.path)
-                self.cache.put(job.sha, self.cache_key(job.file.path, extraction), extraction)
-                yield job, extraction
+        """Parse each job's file. A file that changed while it was hashed or parsed (its
+        size, mtime or inode differ from the scan's) is hashed and parsed again, never
+        cached or indexed under the hash of other bytes; one that keeps changing is left
+        for the next scan (the watcher sees its next change)."""
+        for _round in range(REPARSE_ROUNDS):
+            if not jobs:
+                return
+            changed: list[_Job] = []
+            with self._pool(len(jobs)) as pool:
+                tasks = ((job, (str(job.file.opened_path()), job.file.identity)) for job in jobs)
+                for job, extraction in pool.run(tasks):
+                    again = self._recheck(job)
+                    if again is not job:
+                        log.info("%s changed while it was read: read again", job.file.path)
+                        if again is not None:
+                            changed.append(again)
+                        continue
+                    summary.parsed += 1
+                    summary.parsed_paths.append(job.file.path)
+                    self.cache.put(job.sha, self.cache_key(job.file.path, extraction), extraction)
+                    yield job, extraction
+            jobs = []
+            for job in changed:
+                cached = self._cached(job.sha, job.file.path)
+                if cached is not None:
+                    job.source = "cache"
+                    summary.from_cache += 1
+                    yield job, cached
+                else:
+                    jobs.append(job)
+        for job in jobs:
+            log.warning(
+                "%s: still changing after %d reads; left for later", job.file.path, REPARSE_ROUNDS
+            )
+
+    def _recheck(self, job: _Job) -> _Job | None:
+        """`job` when its file still has the scan's size, mtime and inode; else a job for
+        the file as it is now, hashed again (checked the same way after it is parsed), or
+        None when it is gone or unreadable (the next scan sees that)."""
+        file = job.file
+        try:
+            info = os.stat(file.opened_path(), follow_symlinks=False)
+        except OSError:
+            return None
+        identity = (info.st_dev, info.st_ino)
+        if (info.st_size, info.st_mtime, identity) == (file.size, file.mtime, file.identity):
+            return job
+        fresh = replace(file, size=info.st_size, mtime=info.st_mtime, identity=identity)
+        try:
+            sha = file_sha256(fresh.opened_path(), fresh.identity, self.settings.files_dir)
+        except OSError:
+            return None
+        kind = "added" if job.kind == "moved" else job.kind  # other bytes: no longer a move
+        return _Job(fresh, sha, job.slug, kind)
 
     @contextmanager
     def _pool(self, jobs: int) -> Iterator[ExtractionPool]:
