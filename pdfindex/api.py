@@ -29,6 +29,7 @@ from pdfindex.errors import (
 )
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
 from pdfindex.indexer.sources import Scope, SourceUnreachable, scope_of, split_named
+from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
 from pdfindex.models import ExactMatch, FileRecord, PageHit, Summary
 from pdfindex.paths import base_slug, check_folders, relative_posix, resolve_inside
 from pdfindex.query import Node
@@ -74,8 +75,8 @@ class PdfIndex:
         self._semantic: Semantic | None = None
         # Killable processes that render and convert pages (started on first use).
         self.isolated = IsolatedCalls(
-            min(2, settings.worker_count),
-            settings.memory_mb,
+            PAGE_WORKERS,
+            worker_memory_mb(settings.memory_mb, settings.worker_count),
             preload=("pdfindex.extract.adapters.pdfium",),
         )
         damage = self.engine.recovered

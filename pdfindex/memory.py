@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+from pathlib import Path
 from typing import Any
+
+MEMORY_SHARE = 0.5  # of the machine's memory, what all worker processes together may take
+FLOOR_MB = 512  # a worker's cap is never below this, whatever the share
+PAGE_WORKERS = 2  # processes that render and convert pages (pdfindex.workers), besides
+# the extraction workers
 
 
 def release_freed_memory() -> None:
@@ -44,3 +51,37 @@ def cap_memory(memory_mb: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ImportError, OSError, ValueError, StopIteration):
         logging.getLogger(__name__).warning("cannot cap the memory of worker processes here")
+
+
+def machine_memory_mb() -> int | None:
+    """The memory this process may use in all: the machine's, or its cgroup's limit when
+    lower (a container); None when unknown."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit.isdigit():
+            total = min(total, int(limit))
+    except OSError:
+        pass
+    return total // 2**20
+
+
+def shared_cap_mb(ceiling_mb: int, processes: int) -> int:
+    """Each of `processes` workers' memory cap: `ceiling_mb` (the memory_mb setting), or
+    less, so that all of them together stay within MEMORY_SHARE of the machine's memory
+    (4 GB each on 64 cores with 32 GB would invite the kernel's out-of-memory killer);
+    never below FLOOR_MB."""
+    total = machine_memory_mb()
+    if total is None:
+        return ceiling_mb
+    share = int(total * MEMORY_SHARE) // max(1, processes)
+    return max(min(ceiling_mb, FLOOR_MB), min(ceiling_mb, share))
+
+
+def worker_memory_mb(memory_mb: int, extraction_workers: int) -> int:
+    """The cap of each worker process of one pdfindex process: its extraction workers
+    and its PAGE_WORKERS share half the machine's memory."""
+    return shared_cap_mb(memory_mb, extraction_workers + PAGE_WORKERS)

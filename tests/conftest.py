@@ -65,10 +65,13 @@ ONE_PASS = {
     "test_convert.py",
     "test_architecture.py",
     "test_hostile_regex.py",  # the pattern check is before any engine is asked
+    "test_slow_files.py",  # the extraction pool and its budgets, whatever the engine
+    "test_memory_caps.py",
     "test_readme.py",
     "test_benchmarks_smoke.py",
     "test_semantic.py",  # the embeddings and their fusion do not depend on the engine
     "test_postgres_replica.py",  # its own primary and standby, whatever the pass's engine
+    "test_db_errors.py",  # its own server, whatever the pass's engine
     "test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log",
     "test_sigkill_loop_during_reindex_ends_equal_to_a_fresh_build",
 }

@@ -7,6 +7,7 @@ Runs inside pool workers; never raises: every outcome is an Extraction with a st
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,10 @@ from pdfindex.extract.adapters.base import (
 from pdfindex.paths import Identity, fd_path, open_regular
 
 Heartbeat = Callable[[], None]
-OCR_PAGE_SHARE = 0.9  # of the time limit, what one page's OCR may take (the pool kills at 1)
+BUDGET_SHARE = 0.9  # of a file's time limit, what its reading and OCR may take (the pool
+# kills the worker at the whole limit: the rest is margin to send the result)
+MAX_PAGE_CHARS = 200_000  # a page's text past this is cut (a real page holds ~3,000-10,000)
+MAX_FILE_CHARS = 25_000_000  # a file's text past this is cut (a 1,300-page manual: ~4 M)
 
 
 @dataclass(frozen=True)
@@ -51,14 +55,16 @@ def extract_file(
     heartbeat: Heartbeat | None = None,
     identity: Identity | None = None,
 ) -> Extraction:
-    """Extract `path` and OCR the image pages of a readable PDF; `heartbeat` is called
-    after each slow step (a page OCR'd), so the pool's time limit applies per step.
+    """Extract `path` and OCR the image pages of a readable PDF, all within
+    BUDGET_SHARE of `options.timeout` (the pool's limit for the whole file); `heartbeat`
+    is called after each page OCR'd.
 
     The file is opened once (see `open_regular`: a regular file, no final link, and given
     the scan's `identity`, that very file) and every step reads that open file, so a name
     swapped for a link to an outside file meanwhile is never read: the result is `failed`.
     """
     options = options or ExtractOptions(ocr=False)
+    budget_end = time.monotonic() + options.timeout * BUDGET_SHARE
     try:
         fd = open_regular(path, identity)
     except OSError as exc:  # UnsafeFile says why; others are the open's own error
@@ -67,14 +73,49 @@ def extract_file(
         source = fd_path(fd)
         extraction = extract_text(source, engine, kind=path)
         if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
-            ocr_pages(source, extraction, options, heartbeat or (lambda: None))
+            ocr_pages(source, extraction, options, heartbeat or (lambda: None), budget_end)
     finally:
         os.close(fd)
+    cut_text(extraction)
     return extraction
 
 
-def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat: Heartbeat) -> None:
-    """Replace the text of image pages that have (almost) no text layer with OCR text."""
+def cut_text(extraction: Extraction) -> None:
+    """Keep a file's text within MAX_PAGE_CHARS a page and MAX_FILE_CHARS in all, and say
+    so in its notes: a small PDF can unpack to hundreds of MB of text, which would take
+    the indexer's memory and the index's disk."""
+    cut_pages = [n for n, text in enumerate(extraction.pages, 1) if len(text) > MAX_PAGE_CHARS]
+    for number in cut_pages:
+        extraction.pages[number - 1] = extraction.pages[number - 1][:MAX_PAGE_CHARS]
+    if cut_pages:
+        extraction.notes.append(
+            f"text: {len(cut_pages)} page(s) cut to {MAX_PAGE_CHARS:,} characters "
+            f"(first: page {cut_pages[0]})"
+        )
+    total = 0
+    for number, text in enumerate(extraction.pages, 1):
+        if total + len(text) > MAX_FILE_CHARS:
+            extraction.pages[number - 1] = text[: MAX_FILE_CHARS - total]
+            for later in range(number, len(extraction.pages)):
+                extraction.pages[later] = ""
+            extraction.notes.append(
+                f"text: the file's text is cut at {MAX_FILE_CHARS:,} characters, in page "
+                f"{number} of {len(extraction.pages)}; later pages are left empty"
+            )
+            return
+        total += len(text)
+
+
+def ocr_pages(
+    path: Path,
+    extraction: Extraction,
+    options: ExtractOptions,
+    beat: Heartbeat,
+    budget_end: float | None = None,
+) -> None:
+    """Replace the text of image pages that have (almost) no text layer with OCR text,
+    within the file's budget (`budget_end`, a time.monotonic() value): pages left when it
+    runs out keep no text, and the file's notes say how many and why."""
     wanted = [n for n, text in enumerate(extraction.pages, start=1) if ocr.needs_ocr(text)]
     if not wanted:
         return
@@ -91,16 +132,30 @@ def ocr_pages(path: Path, extraction: Extraction, options: ExtractOptions, beat:
         extraction.ocr_missing = wanted
         extraction.notes.append(f"ocr: {len(wanted)} page(s) without text not read: {reason}")
         return
-    for number in wanted:
+    if budget_end is None:
+        budget_end = time.monotonic() + options.timeout * BUDGET_SHARE
+    slowest = 0.0  # seconds the slowest page took: a page is begun only if one fits
+    for index, number in enumerate(wanted):
+        left = budget_end - time.monotonic()
+        if left <= max(slowest * 1.5, 0.5):
+            extraction.ocr_lang = options.ocr_lang  # OCR ran (or was due): not stale
+            extraction.ocr_missing.extend(wanted[index:])
+            extraction.notes.append(
+                f"ocr: the file's time limit of {options.timeout:g} s ran out: "
+                f"{len(wanted) - index} of {len(wanted)} scanned page(s) not read, "
+                f"from page {number} (raise `timeout` to read them)"
+            )
+            break
+        began = time.monotonic()
         try:
             png, _count, _dpi = render_page_png(path, number, ocr.OCR_DPI)
-            limit = options.timeout * OCR_PAGE_SHARE
-            found = ocr.recognise_png(png, options.ocr_lang, limit, options.ocr_engine)
+            found = ocr.recognise_png(png, options.ocr_lang, left, options.ocr_engine)
         except Exception as exc:  # a page Tesseract cannot read stays as it was
             extraction.ocr_missing.append(number)
             extraction.notes.append(f"ocr: page {number}: {describe(exc)}")
             continue
         finally:
+            slowest = max(slowest, time.monotonic() - began)
             beat()
         extraction.ocr_lang = options.ocr_lang
         extraction.ocr_pages[number] = found.confidence

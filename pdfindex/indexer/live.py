@@ -9,6 +9,7 @@ if it was caught half-written, its next write events bring it back.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from pdfindex.errors import IndexLocked, IndexWriteError
+from pdfindex.errors import IndexLocked, IndexWriteError, ReadOnlyIndex
 from pdfindex.indexer.sources import SourceTaken
 from pdfindex.indexer.update import Indexer, Step
 from pdfindex.memory import release_freed_memory
@@ -25,6 +26,16 @@ from pdfindex.models import Summary
 log = logging.getLogger(__name__)
 _IGNORED = {"opened", "closed_no_write"}  # our own reads trigger these
 _DIRECTORY_NOISE = {"modified", "attrib", "closed"}
+FOLDER_CHECK = 2.0  # seconds between two looks at which folder the files folder is
+
+
+def _identity(folder: object) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the folder at that path now; None when there is none."""
+    try:
+        info = os.stat(str(folder))
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 class _ChangeRecorder(FileSystemEventHandler):
@@ -61,6 +72,7 @@ class LiveIndex:
         self.caught_up = threading.Event()
         self.last_summary: Summary | None = None
         self.last_error: str | None = None
+        self.read_only: ReadOnlyIndex | None = None  # the database refused the last run's writes
         self._stop = threading.Event()
         self._changed = threading.Condition()
         self._first_event: float | None = None
@@ -69,6 +81,8 @@ class LiveIndex:
         self._runs = 0  # reindex runs finished, for index_now
         self._thread: threading.Thread | None = None
         self._observer: Observer | None = None  # type: ignore[valid-type]
+        self._watched: tuple[int, int] | None = None  # the folder the observer follows
+        self.folder_note: str | None = None  # the files folder was replaced or removed
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -79,21 +93,56 @@ class LiveIndex:
         self._thread = threading.Thread(target=self._run, name="pdfindex-writer", daemon=True)
         self._thread.start()
         if self.watch:
-            observer = Observer()
-            observer.schedule(
-                _ChangeRecorder(self.notify), str(self.indexer.settings.files_dir), recursive=True
-            )
-            observer.daemon = True
-            observer.start()
-            self._observer = observer
+            self._watch_folder()
         return self
 
-    def close(self) -> None:
-        """Stop the observer, let the writer commit what it has, join every thread."""
+    def _watch_folder(self) -> None:
+        """Follow the folder now at the files folder's path (inotify follows a folder,
+        not a path: one renamed away would be followed where it went)."""
+        self._stop_observer()
+        folder = self.indexer.settings.files_dir
+        self._watched = _identity(folder)
+        if self._watched is None:
+            return
+        observer = Observer()
+        observer.schedule(_ChangeRecorder(self.notify), str(folder), recursive=True)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+
+    def _stop_observer(self) -> None:
         if self._observer is not None:
             self._observer.stop()
             self._observer.join(timeout=10)
             self._observer = None
+
+    def check_folder(self) -> None:
+        """Notice the files folder replaced (renamed away, another made in its place) or
+        removed: follow the new one and rescan, and say so in `folder_note`."""
+        if not self.watch or _identity(self.indexer.settings.files_dir) == self._watched:
+            return
+        folder = self.indexer.settings.files_dir
+        was = self._watched
+        self._watch_folder()
+        when = time.strftime("%H:%M:%S")
+        if self._watched is None:
+            self.folder_note = (
+                f"the files folder {folder} is gone (since {when}); "
+                "its documents stay listed until it is back"
+            )
+            log.error("%s", self.folder_note)
+            return
+        self.folder_note = (
+            f"the files folder {folder} was replaced at {when}: following the new one"
+            if was is not None
+            else f"the files folder {folder} is back (at {when}): following it"
+        )
+        log.warning("%s; rescanning", self.folder_note)
+        self.notify()
+
+    def close(self) -> None:
+        """Stop the observer, let the writer commit what it has, join every thread."""
+        self._stop_observer()
         self._stop.set()
         with self._changed:
             self._changed.notify_all()
@@ -107,6 +156,12 @@ class LiveIndex:
     @property
     def watching(self) -> bool:
         return self._observer is not None and self._observer.is_alive()
+
+    def watcher_state(self) -> str:
+        """The watcher in words, for the status: running, off, or what became of the
+        files folder."""
+        state = "running" if self.watching else "off"
+        return f"{state} ({self.folder_note})" if self.folder_note else state
 
     @property
     def pending(self) -> bool:
@@ -134,7 +189,8 @@ class LiveIndex:
         return self._busy or self._first_event is not None or not self.caught_up.is_set()
 
     def index_now(self, timeout: float = 120.0) -> bool:
-        """Run a reindex at once (no debounce) and wait for it; False on timeout."""
+        """Run a reindex at once (no debounce) and wait for it; False on timeout. Raises
+        ReadOnlyIndex when the database refused its writes (retrying will not help)."""
         with self._changed:
             target = self._runs + 1 if not self._busy else self._runs + 2
             self._first_event = time.monotonic() - self.max_delay
@@ -145,6 +201,8 @@ class LiveIndex:
             if self._stop.is_set() or time.monotonic() >= deadline:
                 return False
             time.sleep(0.02)
+        if self.read_only is not None:
+            raise ReadOnlyIndex(str(self.read_only))
         return True
 
     def notify(self) -> None:
@@ -171,9 +229,12 @@ class LiveIndex:
         self._reindex("catch-up scan")
         self.caught_up.set()
         while not self._stop.is_set():
+            self.check_folder()
             with self._changed:
-                while not self._stop.is_set() and self._first_event is None:
-                    self._changed.wait()
+                if not self._stop.is_set() and self._first_event is None:
+                    self._changed.wait(FOLDER_CHECK)
+                    if self._first_event is None:
+                        continue  # a look at the folder every FOLDER_CHECK seconds
                 while not self._stop.is_set():
                     now = time.monotonic()
                     first = self._first_event or now
@@ -209,6 +270,7 @@ class LiveIndex:
     def _reindex(self, reason: str) -> None:
         with self._changed:
             self._busy = True
+            self.read_only = None
         try:
             summary = self.indexer.reindex(
                 commit_interval=5.0,
@@ -227,8 +289,9 @@ class LiveIndex:
             return
         except Exception as exc:  # keep serving whatever happens to one scan
             failed = exc if isinstance(exc, IndexWriteError) else IndexWriteError.about(exc)
-            if failed is not None:  # a full disk (index or extraction cache): one line
+            if failed is not None:  # a full disk, a read-only database: one line
                 self.last_error = str(failed)
+                self.read_only = failed if isinstance(failed, ReadOnlyIndex) else None
                 log.error("%s failed: %s", reason, failed)
                 return
             self.last_error = f"{type(exc).__name__}: {exc}"

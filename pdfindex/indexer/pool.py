@@ -106,15 +106,25 @@ class _Worker:
         self.process.start()
         child.close()
         self.ready = False
-        self.job: tuple[Any, Path] | None = None
+        self.job: tuple[Any, Any] | None = None  # (key, task)
+        self.detached = False  # its run ended first: the next run may adopt the task
         self.deadline = 0.0
 
     def stop(self, kill: bool = False) -> None:
         stop_worker(self.process, self.conn, kill)
 
 
+TICK = None  # what `run` yields when nothing finished for a tick: a caller's turn to act
+
+
 class ExtractionPool:
-    """Extract many files on all cores; `run` yields (key, Extraction) as files finish."""
+    """Extract many files on all cores; `run` yields (key, Extraction) as files finish.
+
+    A file's time limit is its whole budget, OCR included (an elements job's restarts
+    after each slow step it reports). A kept pool (serve) lets a run end while files are
+    still being read: they go on, and the next run that asks for the same task adopts
+    them, so a slow file never holds new files back and is never read twice.
+    """
 
     def __init__(
         self,
@@ -129,6 +139,7 @@ class ExtractionPool:
         self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._start_failures = 0
+        self._closing = False
 
     def __enter__(self) -> ExtractionPool:
         return self
@@ -137,6 +148,9 @@ class ExtractionPool:
         self.close()
 
     def close(self) -> None:
+        """Stop every worker (a busy one is killed: its file is not failed, only not
+        read, and the next run reads it)."""
+        self._closing = True
         for worker in self._workers:
             worker.stop(kill=worker.job is not None)
         self._workers = []
@@ -146,23 +160,48 @@ class ExtractionPool:
         while len(self._workers) < self.size:
             self._workers.append(self._spawn())
 
+    def detach(self) -> None:
+        """End a run whose files are still being read: they go on, for the next run to
+        adopt (see `run`); elements jobs are stopped (their pass starts over anyway)."""
+        for worker in [w for w in self._workers if w.job is not None]:
+            if _is_elements(worker.job[1]):  # type: ignore[index]
+                self._replace(worker)
+            else:
+                worker.detached = True
+
     def reset(self) -> None:
         """Drop the work of an abandoned run: workers still busy are replaced."""
         for worker in [w for w in self._workers if w.job is not None]:
             self._replace(worker)
 
+    def busy(self) -> int:
+        """Files being read now, by this run or (detached) for the next."""
+        return sum(1 for w in self._workers if w.job is not None)
+
     def _spawn(self) -> _Worker:
         return _Worker(self._ctx, self.engine, self.memory_mb, self.options)
 
-    def run(self, jobs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[Any, Extraction]]:
-        """Each job is (key, path) or (key, (path, identity)) to extract, or
+    def run(
+        self, jobs: Iterable[tuple[Any, Any]], tick: float | None = None
+    ) -> Iterator[tuple[Any, Extraction] | None]:
+        """Each job is (key, path) or (key, (path, identity, ...)) to extract, or
         (key, (ELEMENTS, path, pages, identity)) for the elements pass; identity is the
-        (st_dev, st_ino) the file must still have. Results come as files finish."""
+        (st_dev, st_ino) the file must still have. Results come as files finish; with
+        `tick`, TICK comes too whenever `tick` seconds pass without one (so the caller
+        can commit or stop while a slow file is read). A detached worker reading a task
+        of `jobs` is adopted; one reading a task no longer asked for is stopped."""
         pending = list(jobs)
+        for worker in [w for w in self._workers if w.detached]:
+            match = next((job for job in pending if job[1] == worker.job[1]), None)  # type: ignore[index]
+            if match is None:
+                self._replace(worker)
+            else:
+                pending.remove(match)
+                worker.job, worker.detached = match, False
         pending.reverse()  # pop() from the end keeps the caller's order
-        while len(self._workers) < min(self.size, len(pending)):
+        while len(self._workers) < min(self.size, len(pending) + self.busy()):
             self._workers.append(self._spawn())
-        while pending or any(w.job for w in self._workers):
+        while not self._closing and (pending or any(w.job for w in self._workers)):
             for worker in self._workers:
                 if worker.ready and worker.job is None and pending:
                     worker.job = pending.pop()
@@ -171,22 +210,35 @@ class ExtractionPool:
                     worker.conn.send(task if isinstance(task, tuple) else str(task))
             busy = [w for w in self._workers if w.job is not None]
             waiting = [w for w in self._workers if w.job is not None or not w.ready]
-            timeout = min((w.deadline for w in busy), default=time.monotonic() + 60)
-            ready = wait([w.conn for w in waiting], timeout=max(0.0, timeout - time.monotonic()))
+            wake = min((w.deadline for w in busy), default=time.monotonic() + 60)
+            if tick is not None:
+                wake = min(wake, time.monotonic() + tick)
+            ready = wait([w.conn for w in waiting], timeout=max(0.0, wake - time.monotonic()))
+            if self._closing:
+                return
             for worker in waiting:
                 if worker.conn in ready:
                     yield from self._receive(worker)
                 elif worker.job is not None and time.monotonic() >= worker.deadline:
                     key, path = worker.job
                     log.warning("extraction of %s timed out after %ss", path, self.timeout)
-                    yield key, self._failed(f"timeout: extraction took over {self.timeout:g} s")
+                    yield (
+                        key,
+                        self._failed(
+                            f"timeout: reading the file (text and OCR) took over {self.timeout:g} s"
+                        ),
+                    )
                     self._replace(worker)
+            if not ready and tick is not None:
+                yield TICK
 
     def _receive(self, worker: _Worker) -> Iterator[tuple[Any, Extraction]]:
         """Take one message from a worker: its start-up signal, a result, or its death."""
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
+            if self._closing:
+                return  # killed by close(): the file is read by the next run
             worker.process.join(timeout=1)  # reaped, so its exit code is known
             code = worker.process.exitcode
             if worker.job is not None:
@@ -206,8 +258,9 @@ class ExtractionPool:
             worker.ready = True
             self._start_failures = 0
             return
-        if message == "alive":  # a slow step (one OCR page) is done: the limit restarts
-            worker.deadline = time.monotonic() + self.timeout
+        if message == "alive":  # a slow step of an elements job is done: its limit restarts
+            if worker.job is not None and _is_elements(worker.job[1]):
+                worker.deadline = time.monotonic() + self.timeout
             return
         key = worker.job[0]  # type: ignore[index]
         worker.job = None
@@ -217,6 +270,10 @@ class ExtractionPool:
         return Extraction(status=FAILED, error=reason, engine=self.engine)
 
     def _replace(self, worker: _Worker) -> None:
-        worker.job = None
+        worker.job, worker.detached = None, False
         worker.stop(kill=True)
         self._workers[self._workers.index(worker)] = self._spawn()
+
+
+def _is_elements(task: Any) -> bool:
+    return isinstance(task, tuple) and bool(task) and task[0] == ELEMENTS

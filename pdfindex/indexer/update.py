@@ -24,7 +24,7 @@ from pdfindex.extract.adapters import adapter_name_for, get_adapter
 from pdfindex.extract.adapters.base import FAILED, OK, Extraction
 from pdfindex.extract.cache import ExtractionCache, file_sha256
 from pdfindex.extract.worker import ExtractOptions
-from pdfindex.indexer.pool import ELEMENTS, ExtractionPool
+from pdfindex.indexer.pool import ELEMENTS, TICK, ExtractionPool
 from pdfindex.indexer.records import element_pages, is_pdf, new_record
 from pdfindex.indexer.scan import DiskFile, scan_folder
 from pdfindex.indexer.sources import (
@@ -36,7 +36,7 @@ from pdfindex.indexer.sources import (
     scope_of,
     sources_of,
 )
-from pdfindex.memory import release_freed_memory
+from pdfindex.memory import release_freed_memory, worker_memory_mb
 from pdfindex.models import ElementsState, FileRecord, Summary
 from pdfindex.paths import Identity, assign_slug, open_regular
 from pdfindex.search.textmatch import index_text
@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FAILED
 TEXT, ELEMENTS_STAGE = "text", "elements"  # the two passes of a reindex, in order
 REPARSE_ROUNDS = 3  # reads of a file that changes while it is read, before it waits
+TICK_SECONDS = 0.5  # no file finished for this long: commit what is written, check stops
+QUIET, IN_FLIGHT = object(), object()  # no file finished for a tick (every file left is
+# being read: IN_FLIGHT)
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,12 @@ class Indexer:
         `elements_should_stop` can also end the elements pass early (new changes to index).
         In a library fed by several folders (pdfindex.indexer.sources) only this folder's
         records change; `take_over_source` lets this folder feed a source another fed.
+        What is written is also committed whenever no file finishes for a moment (a slow
+        file never holds back the others' commit). With a kept pool (serve), when only
+        slow files are left being read and `elements_should_stop` says new changes wait,
+        the run ends: those files go on being read for the next run, which adopts them.
         """
+        yield_to = elements_should_stop if self.shared_pool is not None else None
         started = time.monotonic()
         summary = Summary()
         found = scan_folder(self.settings.files_dir)
@@ -121,23 +129,26 @@ class Indexer:
                 jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
                 counter = _Counter(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
-                finished = self._drain(writer, results, summary, counter, interval)
+                finished = self._drain(writer, results, summary, counter, interval, yield_to)
                 changed = writer.changed
             release_freed_memory()  # the writer's buffer and merges, until the next batch
             while not finished:  # later batches, each in its own commit
                 with self.engine.writer(timeout=timeout) as writer:
-                    finished = self._drain(writer, results, summary, counter, interval)
+                    finished = self._drain(writer, results, summary, counter, interval, yield_to)
                 changed = True
                 release_freed_memory()
         finally:
             if results is not None:
-                results.close()  # stops the extraction workers
+                results.close()  # stops the extraction workers (a kept pool's go on)
         # Nothing written and nothing waiting for it: the elements pass would only read
         # the catalog again (a third of a no-change rescan).
-        if self.settings.elements and not counter.stopped() and (changed or pending or full):
+        left = counter.stopped() or counter.yielded
+        if self.settings.elements and not left and (changed or pending or full):
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
-            self._elements_pass(summary, commit_interval, lambda: any(f() for f in stops), progress)
+            self._elements_pass(
+                summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
+            )
             summary.elements_seconds = time.monotonic() - text_done
         summary.seconds = time.monotonic() - started
         return summary
@@ -192,6 +203,7 @@ class Indexer:
         interval: float,
         should_stop: Callable[[], bool],
         progress: Progress | None = None,
+        hard_stop: Callable[[], bool] | None = None,
     ) -> None:
         """Find figures, tables and equations in the PDFs whose text is indexed but whose
         elements are pending: only on candidate pages, cached by content hash."""
@@ -214,10 +226,14 @@ class Indexer:
                     return
                 counter = _Counter(ELEMENTS_STAGE, len(jobs), progress, should_stop)
                 results = self._find_elements(jobs)
-                finished = self._drain_elements(writer, results, summary, interval, counter)
+                finished = self._drain_elements(
+                    writer, results, summary, interval, counter, hard_stop
+                )
             while not finished:
                 with self.engine.writer(timeout=timeout) as writer:
-                    finished = self._drain_elements(writer, results, summary, interval, counter)
+                    finished = self._drain_elements(
+                        writer, results, summary, interval, counter, hard_stop
+                    )
         finally:
             if results is not None:
                 results.close()
@@ -236,7 +252,11 @@ class Indexer:
         if not tasks:
             return
         with self._pool(len(tasks)) as pool:
-            for record, found in pool.run(tasks):
+            for item in pool.run(tasks, tick=TICK_SECONDS):
+                if item is TICK:
+                    yield item  # type: ignore[misc]  # the pass checks its stops
+                    continue
+                record, found = item  # type: ignore[misc]
                 local = files / (self.scope.local(record.path) or record.path)
                 if found.status != FAILED and _unchanged(local, record):
                     self.cache.put(record.sha256, self.elements_key(), found)
@@ -249,9 +269,17 @@ class Indexer:
         summary: Summary,
         interval: float,
         counter: _Counter,
+        hard_stop: Callable[[], bool] | None = None,
     ) -> bool:
+        """Write elements until they run out or the pass stops (True: after each file, or
+        at once when `hard_stop` says the process ends) or `interval` passes (False)."""
         deadline = time.monotonic() + interval
-        for record, found in results:
+        for item in results:
+            if item is TICK:
+                if hard_stop is not None and hard_stop():
+                    return True
+                continue
+            record, found = item
             self._write_elements(writer, record, found, summary)
             counter.step(record.path)
             if counter.stopped():
@@ -280,15 +308,30 @@ class Indexer:
     def _drain(
         self,
         writer: EngineWriter,
-        results: Iterator[tuple[_Job, Extraction]],
+        results: Iterator[tuple[_Job, Extraction] | object],
         summary: Summary,
         counter: _Counter,
         interval: float | None,
+        yield_to: Callable[[], bool] | None = None,
     ) -> bool:
-        """Write results until they run out (True) or `interval` seconds pass (False)."""
+        """Write results until they run out or the run stops or yields (True), or until
+        `interval` seconds pass or no file finishes for a moment after one was written
+        (False: commit, then go on)."""
         deadline = None if interval is None else time.monotonic() + interval
-        for job, extraction in results:
+        wrote = False
+        for item in results:
+            if item is QUIET or item is IN_FLIGHT:
+                if counter.stopped():
+                    return True
+                if item is IN_FLIGHT and yield_to is not None and yield_to():
+                    counter.yielded = True  # the slow files go on for the next run
+                    return True
+                if wrote and interval is not None:
+                    return False  # commit what is done while slow files are read
+                continue
+            job, extraction = item  # type: ignore[misc]
             self._write(writer, job, extraction, summary)
+            wrote = True
             counter.step(job.file.path)
             if counter.stopped():
                 return True
@@ -419,18 +462,25 @@ class Indexer:
 
     def _extract(
         self, jobs: list[_Job], summary: Summary
-    ) -> Generator[tuple[_Job, Extraction], None, None]:
-        """Parse each job's file. A file that changed while it was hashed or parsed (its
-        size, mtime or inode differ from the scan's) is hashed and parsed again, never
+    ) -> Generator[tuple[_Job, Extraction] | object, None, None]:
+        """Parse each job's file; QUIET or IN_FLIGHT (every file left is being read)
+        when none finished for a tick. A file that changed while it was hashed or parsed
+        (its size, mtime or inode differ from the scan's) is hashed and parsed again, never
         cached or indexed under the hash of other bytes; one that keeps changing is left
         for the next scan (the watcher sees its next change)."""
         for _round in range(REPARSE_ROUNDS):
             if not jobs:
                 return
             changed: list[_Job] = []
+            outstanding = len(jobs)
             with self._pool(len(jobs)) as pool:
-                tasks = ((job, (str(job.file.opened_path()), job.file.identity)) for job in jobs)
-                for job, extraction in pool.run(tasks):
+                tasks = ((job, _task(job)) for job in jobs)
+                for item in pool.run(tasks, tick=TICK_SECONDS):
+                    if item is TICK:
+                        yield IN_FLIGHT if pool.busy() >= outstanding else QUIET
+                        continue
+                    job, extraction = item  # type: ignore[misc]
+                    outstanding -= 1
                     again = self._recheck(job)
                     if again is not job:
                         log.info("%s changed while it was read: read again", job.file.path)
@@ -484,7 +534,7 @@ class Indexer:
             yield pool
         finally:
             if pool is self.shared_pool:
-                pool.reset()
+                pool.detach()  # files still being read go on, for the next run
             else:
                 pool.close()
 
@@ -494,7 +544,11 @@ class Indexer:
             ocr=s.ocr, ocr_lang=s.ocr_lang, ocr_engine=s.ocr_engine, timeout=s.timeout
         )
         return ExtractionPool(
-            s.extractor, workers or s.worker_count, s.timeout, s.memory_mb, options
+            s.extractor,
+            workers or s.worker_count,
+            s.timeout,
+            worker_memory_mb(s.memory_mb, s.worker_count),
+            options,
         )
 
     # -- writing -------------------------------------------------------------------
@@ -562,6 +616,12 @@ def _unchanged(path: Path, record: FileRecord) -> bool:
     return stat.st_size == record.size and stat.st_mtime == record.mtime
 
 
+def _task(job: _Job) -> tuple[str, Identity | None, str]:
+    """What a worker reads for `job`; the hash tells a kept pool's reads of other bytes of
+    the same file apart (the worker ignores it)."""
+    return str(job.file.opened_path()), job.file.identity, job.sha
+
+
 @dataclass
 class _Job:
     file: DiskFile
@@ -585,6 +645,7 @@ class _Counter:
     ) -> None:
         self.stage, self.total, self.done = stage, total, 0
         self.progress, self.should_stop = progress, should_stop
+        self.yielded = False  # the run ended for new changes, with files still being read
         if progress and total:
             progress(Step(stage, 0, total))
 

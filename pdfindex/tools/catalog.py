@@ -271,7 +271,11 @@ def list_documents_paginated(
     }
 
 
-def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: str | None) -> str:
+def library_status(
+    index: PdfIndex, watching: bool | str, pending: bool, last_error: str | None
+) -> str:
+    """The status page; `watching` is the watcher in words (LiveIndex.watcher_state) or
+    whether it runs."""
     stats = index.stats()
     counts = ", ".join(f"{n} {status}" for status, n in stats["by_status"].items())
     settings = index.settings
@@ -283,7 +287,7 @@ def library_status(index: PdfIndex, watching: bool, pending: bool, last_error: s
         f"Pages: {stats['pages']}",
         f"Indexing: {indexing or 'idle'}",
         f"Pending changes: {'yes' if pending else 'none'}",
-        f"Watcher: {'running' if watching else 'off'}",
+        f"Watcher: {watching if isinstance(watching, str) else 'running' if watching else 'off'}",
         f"Last commit: {stats['last_update'] or 'never'}",
         f"Index: {stats['index_bytes'] / 1e6:.1f} MB "
         + (f"in {stats['database']}" if stats["database"] else f"in {stats['segments']} segments")

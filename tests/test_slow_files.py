@@ -1,0 +1,87 @@
+"""One slow file holds nothing else up, and an interrupted one is read again (issue 31,
+items 2 and 3): a file's time limit covers its OCR too, a scan being read does not keep
+a new small file out of the index, and a file being read when `serve` stops is left for
+the next run, not recorded as failed."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from pdfindex.api import PdfIndex
+from pdfindex.extract import ocr
+from pdfindex.models import FileStatus
+from pdfindex.server import AppContext
+from tests import pdfgen
+from tests.conftest import make_settings
+from tests.test_server import RawServer
+
+needs_tesseract = pytest.mark.skipif(
+    not ocr.tesseract().available, reason="Tesseract is not installed (.ci/run installs it)"
+)
+
+
+@needs_tesseract
+def test_a_files_time_limit_covers_its_ocr(tmp_path: Path) -> None:
+    """12 scanned pages take Tesseract ~20 s; with a 5 s limit the file keeps the pages
+    read in time, and its notes say the limit ran out (it was read whole before)."""
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", pages=12)
+    index = PdfIndex(make_settings(tmp_path, timeout=5.0, workers=1, elements=False))
+    try:
+        summary = index.reindex()
+        record = index.engine.catalog()["scan.pdf"]
+    finally:
+        index.close()
+    assert summary.failed == 0
+    assert record.ocr_missing, "every page was read: the limit did not hold"
+    assert 0 < record.ocr_pages < 12 and record.ocr_pages + record.ocr_missing == 12
+    assert any("time limit of 5 s ran out" in note for note in record.notes), record.notes
+
+
+@needs_tesseract
+def test_a_scan_being_read_does_not_keep_a_new_file_waiting(tmp_path: Path) -> None:
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "big-scan.pdf", pages=60)
+    settings = make_settings(tmp_path, timeout=300.0, workers=2, elements=False)
+    app = AppContext.open(settings, watch=True).start()
+    try:
+        time.sleep(2)  # the scan is being read
+        pdfgen.write_pdf(tmp_path / "small.pdf", ["a small zebrafinch note"])
+        shutil.move(tmp_path / "small.pdf", tmp_path / "files" / "small.pdf")
+        deadline = time.monotonic() + 60
+        while "small.pdf" not in app.index.engine.catalog():
+            assert time.monotonic() < deadline, "the small file waited for the scan"
+            time.sleep(0.2)
+        catalog = app.index.engine.catalog()
+        assert "big-scan.pdf" not in catalog  # still being read: the small file did not wait
+        assert app.live.indexer.shared_pool is not None
+        assert app.live.indexer.shared_pool.busy() == 1  # the scan goes on, read once
+    finally:
+        app.close()
+
+
+@needs_tesseract
+def test_a_file_read_at_shutdown_is_read_by_the_next_run(tmp_path: Path) -> None:
+    files = tmp_path / "files"
+    pdfgen.write_pdf(files / "quick.pdf", ["quick text"])
+    pdfgen.write_image_only_pdf(files / "scan.pdf", pages=40)  # ~60 s of OCR
+    server = RawServer(tmp_path)
+    server.handshake()
+    time.sleep(4)  # the scan is being read
+    began = time.monotonic()
+    assert server.end("stdin-eof") == 0
+    took = time.monotonic() - began
+    assert took < 15, f"serve took {took:.1f} s to stop"
+
+    index = PdfIndex(make_settings(tmp_path, elements=False, timeout=8.0))  # a few pages
+    try:
+        catalog = index.engine.catalog()
+        assert "quick.pdf" in catalog  # what was done is committed
+        assert "scan.pdf" not in catalog  # the interrupted file is not recorded as failed
+        summary = index.reindex()
+        assert "scan.pdf" in summary.parsed_paths
+        assert index.engine.catalog()["scan.pdf"].status == FileStatus.OK.value
+    finally:
+        index.close()
