@@ -482,6 +482,8 @@ class Indexer:
                     job, extraction = item  # type: ignore[misc]
                     outstanding -= 1
                     again = self._recheck(job)
+                    if again is None and extraction.status == FAILED:
+                        again = job  # now unreadable (e.g. swapped for a link): say why
                     if again is not job:
                         log.info("%s changed while it was read: read again", job.file.path)
                         if again is not None:
