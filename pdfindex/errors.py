@@ -90,3 +90,9 @@ class IndexWriteError(PdfIndexError):
         if isinstance(exc, OSError) and errno_ in (errno.EIO, errno.EROFS):
             return cls(f"cannot write {where} ({exc.strerror}): nothing was committed")
         return None
+
+
+class ReadOnlyIndex(IndexWriteError):
+    """The index may be read but not written: its database refused a write (a user with
+    SELECT only, default_transaction_read_only, a hot standby). Searches still work;
+    the message names the privilege or setting that refused it."""
