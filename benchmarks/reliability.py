@@ -552,7 +552,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=50, help="concurrent calls per server")
     parser.add_argument("--scratch", type=Path, default=None, help="folder for the roots")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--round3", action="store_true", help="only issue 31's classes")
     args = parser.parse_args()
+    if args.round3:
+        with scratch(args.scratch) as where:
+            round3(args.out, where)
+        return
     names = args.engines.split(",")
     figures: dict[str, Any] = {"date": str(date.today()), "engines": names, "by_engine": {}}
     figures["machine"] = {"cores": os.cpu_count(), "load_start": os.getloadavg()}
@@ -717,6 +722,690 @@ def hostile_markdown(hold: dict[str, Any]) -> list[str]:
         f"- `get_page_image` of the 14,400 pt page asked at 150 dpi: {caption}.",
     ]
     return lines
+
+
+# -- round 3: issue 31's defect classes, each tried against the real program ---------------
+
+OUTCOMES = ("handled", "crash", "hang", "lost", "leak")
+
+
+class Tally:
+    """One class's attempts, each with its outcome, and a note with the key figure."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.attempts, self.note = name, [], ""
+
+    def add(self, what: str, outcome: str, detail: Any = "") -> None:
+        self.attempts.append({"what": what, "outcome": outcome, "detail": str(detail)[:300]})
+
+    def row(self) -> dict[str, Any]:
+        counts = {o: sum(a["outcome"] == o for a in self.attempts) for o in OUTCOMES}
+        return {"class": self.name, "tried": len(self.attempts), **counts, "note": self.note}
+
+
+class Serve:
+    """`pdfindex serve` over raw stdio lines (tests/test_protocol_robustness.py's Wire);
+    `ask` says why there is no answer: 'crash' (the process died) or 'hang'."""
+
+    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
+        from tests.test_protocol_robustness import Wire
+
+        self.wire, self.next = Wire(root, env), 100
+        self.wire.handshake()
+
+    def ask(self, tool: str, arguments: dict[str, Any], bound: float = 30.0) -> Any:
+        self.next += 1
+        try:
+            self.wire.call(self.next, tool, arguments)
+            answer = self.wire.wait(self.next, bound)
+        except (AssertionError, OSError):
+            return "crash" if self.wire.process.poll() is not None else "hang"
+        return answer
+
+    def found(self, name: str, query: str, bound: float = 120.0) -> float | None:
+        """Seconds until search_pdf finds `query` in `name` (None: not within `bound`)."""
+        began = time.monotonic()
+        while time.monotonic() - began < bound:
+            answer = self.ask("search_pdf", {"pdf_name": name, "query": query})
+            if isinstance(answer, str):
+                return None
+            if answer.get("result", {}).get("structuredContent", {}).get("query_exists"):
+                return time.monotonic() - began
+            time.sleep(0.25)
+        return None
+
+    def close(self) -> None:
+        self.wire.close()
+
+
+def answer_text(answer: Any) -> str:
+    if isinstance(answer, str):
+        return answer
+    if "error" in answer:
+        return json.dumps(answer["error"])
+    return "\n".join(c.get("text", "") for c in answer["result"].get("content", []))
+
+
+def judge(tally: Tally, what: str, answer: Any, *words: str) -> None:
+    """An answer is handled if it holds every word, lost if not; crash and hang as given."""
+    if isinstance(answer, str):
+        tally.add(what, answer)
+    else:
+        text = answer_text(answer)
+        tally.add(what, "handled" if all(w in text for w in words) else "lost", text)
+
+
+def run_cli(root: Path, *args: str, env: dict[str, str] | None = None, bound: float = 300.0):
+    """`pdfindex ARGS --root ROOT`: (outcome so far, the completed process or None)."""
+    command = [sys.executable, "-m", "pdfindex.cli", *args, "--root", str(root)]
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=bound,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+        )
+    except subprocess.TimeoutExpired:
+        return "hang", None
+    return ("crash" if "Traceback" in done.stderr else ""), done
+
+
+def record_of(root: Path, path: str, **overrides: Any) -> Any:
+    from pdfindex.config import load_settings
+
+    index = PdfIndex_(load_settings({"workers": 1, **overrides}, root=root))
+    try:
+        record = index.engine.catalog().get(path)
+        return record, ("\n".join(index.engine.page_texts(record.slug)) if record else "")
+    finally:
+        index.close()
+
+
+def PdfIndex_(settings: Any) -> Any:  # noqa: N802 - imported late: the CLI's start stays quick
+    from pdfindex.api import PdfIndex
+
+    return PdfIndex(settings)
+
+
+def class_regex(where: Path) -> Tally:
+    from tests.test_hostile_regex import HOSTILE, RSS_LIMIT_MB
+
+    tally, root = Tally("1 hostile regexes in search_in_file"), where / "regex"
+    pdfgen.write_pdf(root / "files" / "doc.pdf", ["alpha node distance\nbeta line", "gamma"])
+    serve = Serve(root, {"PDFINDEX_WORKERS": "1"})
+    try:
+        serve.found("doc", "alpha")
+        peak = 0
+        for pattern in HOSTILE * 2:
+            answer = serve.ask("search_in_file", {"file": "doc.pdf", "pattern": pattern})
+            peak = max(peak, status_kb(serve.wire.process.pid, "VmHWM") // 1024)
+            if peak >= RSS_LIMIT_MB and not isinstance(answer, str):
+                tally.add(pattern, "leak", f"server VmHWM {peak} MB")
+            else:
+                judge(tally, pattern, answer, "the limit is 20,000")
+        answer = serve.ask("search_in_file", {"file": "doc.pdf", "pattern": r"node\s+dist"})
+        judge(tally, "an ordinary pattern after them", answer, "alpha node distance")
+        tally.note = f"server peak RSS (VmHWM) {peak} MB, bound {RSS_LIMIT_MB} MB"
+    finally:
+        serve.close()
+    return tally
+
+
+def class_ocr(where: Path) -> Tally:
+    tally, delays = Tally("2 OCR budget; a slow scan vs a small new file"), []
+    for limit in (3, 6):
+        root = where / f"ocr{limit}"
+        pdfgen.write_image_only_pdf(root / "files" / "scan.pdf", pages=12)
+        how, done = run_cli(root, "reindex", "--workers", "1", "--timeout", str(limit))
+        record, _ = record_of(root, "scan.pdf") if done else (None, "")
+        if how or not done:
+            tally.add(f"12-page scan, timeout {limit}", how, done and done.stderr[-300:])
+        elif record and record.ocr_missing and f"time limit of {limit} s" in str(record.notes):
+            tally.add(f"12-page scan, timeout {limit}", "handled", record.notes)
+        else:
+            tally.add(f"12-page scan, timeout {limit}", "lost", record and record.notes)
+    root = where / "slow"
+    pdfgen.write_image_only_pdf(root / "files" / "big-scan.pdf", pages=60)
+    serve = Serve(root, {"PDFINDEX_TIMEOUT": "300", "PDFINDEX_WORKERS": "2"})
+    try:
+        time.sleep(2)  # the scan is being read
+        for n in range(3):
+            pdfgen.write_pdf(where / f"small{n}.pdf", [f"a small zebrafinch{n} note"])
+            shutil.move(where / f"small{n}.pdf", root / "files" / f"small{n}.pdf")
+            took = serve.found(f"small{n}", f"zebrafinch{n}", bound=60)
+            delays.append(round(took, 1) if took is not None else None)
+            alive = serve.wire.process.poll() is None
+            tally.add(f"small{n}.pdf", "handled" if took else ("hang" if alive else "crash"))
+    finally:
+        serve.close()
+    tally.note = f"small file searchable after {delays} s while a 60-page scan was read"
+    return tally
+
+
+def class_shutdown(where: Path) -> Tally:
+    tally, exits = Tally("3 a file being read at shutdown"), []
+    for how in ("stdin-eof", "sigterm", "stdin-eof"):
+        root = where / f"shutdown-{len(exits)}"
+        pdfgen.write_pdf(root / "files" / "quick.pdf", ["quick text"])
+        pdfgen.write_image_only_pdf(root / "files" / "scan.pdf", pages=40)
+        serve = Serve(root, {"PDFINDEX_ELEMENTS": "false"})
+        time.sleep(4)  # the scan is being read
+        began = time.monotonic()
+        process = serve.wire.process
+        if how == "sigterm":
+            process.send_signal(signal.SIGTERM)
+        else:
+            process.stdin.close()  # type: ignore[union-attr]
+        try:
+            code = process.wait(15)
+        except subprocess.TimeoutExpired:
+            code = None
+        exits.append(round(time.monotonic() - began, 1))
+        serve.close()
+        before, _ = record_of(root, "scan.pdf")
+        quick, _ = record_of(root, "quick.pdf")
+        fail, done = run_cli(root, "reindex", "--timeout", "8", env={"PDFINDEX_ELEMENTS": "0"})
+        after, _ = record_of(root, "scan.pdf")
+        if code is None or fail:
+            tally.add(how, "hang" if code is None else fail, f"exit {code}")
+        elif code != 0:
+            tally.add(how, "crash", f"serve exit code {code}")
+        elif before is not None or quick is None or not after or after.status != "ok":
+            tally.add(how, "lost", f"before {before}, quick {quick}, after {after}")
+        else:
+            tally.add(how, "handled", f"stopped in {exits[-1]} s")
+    tally.note = f"serve exit seconds {exits} with a 40-page scan being read (bound 15 s)"
+    return tally
+
+
+def class_cache(where: Path) -> Tally:
+    from pdfindex.indexer.update import TEXT
+
+    tally = Tally("4 cache poisoning by an in-place rewrite")
+    for n, (a, b) in enumerate([("alphaword", "bravoword"), ("carbon", "delta"), ("echo", "fox")]):
+        old, new = pdfgen.write_pdf(where / f"o{n}.pdf", [f"{a} holds this page"]), where / "n.pdf"
+        pdfgen.write_pdf(new, [f"{b} holds this page"])
+        root = where / f"cache{n}"
+        target = root / "files" / "doc.pdf"
+        target.parent.mkdir(parents=True)
+        shutil.copy(old, target)
+
+        def rewrite(step: Any, target: Path = target, new: Path = new) -> None:
+            if (
+                step.stage == TEXT
+                and step.done == 0
+                and target.stat().st_size != new.stat().st_size
+            ):
+                with open(target, "r+b") as handle:
+                    handle.truncate(0)
+                    handle.write(new.read_bytes())
+                os.utime(target, (time.time(), target.stat().st_mtime + 5))
+
+        from pdfindex.config import load_settings
+
+        try:
+            index = PdfIndex_(load_settings({"workers": 1, "elements": False}, root=root))
+            try:
+                index.reindex(progress=rewrite)
+                shutil.copy(old, root / "files" / "copy.pdf")
+                index.reindex()
+                index.reindex(full=True)
+            finally:
+                index.close()
+        except Exception as exc:  # noqa: BLE001 - the benchmark counts it
+            tally.add(f"{a} -> {b}", "crash", repr(exc))
+            continue
+        _, doc = record_of(root, "doc.pdf")
+        _, copy = record_of(root, "copy.pdf")
+        good = b in doc and a not in doc and a in copy and b not in copy
+        tally.add(f"{a} -> {b}", "handled" if good else "lost", f"doc {doc!r} copy {copy!r}")
+    tally.note = "each rewrite then a copy of the old bytes: texts checked after a full rebuild"
+    return tally
+
+
+def class_folder(where: Path) -> Tally:
+    tally, root = Tally("5 files folder replaced / removed under serve"), where / "folder"
+    files = root / "files"
+    pdfgen.write_pdf(files / "old.pdf", ["an oldfolder page"])
+    serve = Serve(root)
+    seconds = []
+    try:
+        serve.found("old", "oldfolder")
+        files.rename(root / "files-before")
+        pdfgen.write_pdf(files / "new.pdf", ["a newfolder page"])
+        for name, word in (("new", "newfolder"), ("later", "laterpage")):
+            if name == "later":
+                pdfgen.write_pdf(root / "later.pdf", ["a laterpage page"])
+                shutil.move(root / "later.pdf", files / "later.pdf")
+            took = serve.found(name, word, bound=60)
+            seconds.append(took and round(took, 1))
+            tally.add(f"{name}.pdf in the new folder", "handled" if took else "hang")
+        shutil.rmtree(files)
+        began, status = time.monotonic(), ""
+        while "is gone" not in status and time.monotonic() - began < 60:
+            status = answer_text(serve.ask("get_library_status", {}))
+            time.sleep(0.5)
+        kept = serve.found("new", "newfolder", bound=5)
+        outcome = "handled" if "is gone" in status and kept else "lost" if kept is None else "hang"
+        tally.add("folder removed: said so, index kept", outcome, status[-200:])
+    finally:
+        serve.close()
+    tally.note = f"files in the replacing folder searchable after {seconds} s"
+    return tally
+
+
+def class_caps(where: Path) -> Tally:
+    from pdfindex.config import load_settings
+    from pdfindex.memory import FLOOR_MB, PAGE_WORKERS, machine_memory_mb
+
+    tally, half = Tally("6 worker memory caps"), machine_memory_mb() * 0.5  # type: ignore[operator]
+    for workers in (1, 2, 16, 64):
+        (where / f"caps{workers}" / "files").mkdir(parents=True, exist_ok=True)
+        index = PdfIndex_(load_settings({"workers": workers}, root=where / f"caps{workers}"))
+        try:
+            count = index.settings.worker_count + PAGE_WORKERS
+            total = index.indexer.new_pool().memory_mb * count
+        finally:
+            index.close()
+        fits = total <= max(half, FLOOR_MB * count) and index.isolated.memory_mb * count == total
+        tally.add(f"workers={workers}", "handled" if fits else "leak", f"{total} MB")
+        tally.note += f"{workers}: {total:.0f} MB; "
+    tally.note = f"all workers' caps together (half the machine: {half:.0f} MB) - {tally.note}"
+    return tally
+
+
+def class_lanes(where: Path) -> Tally:
+    from tests.test_protocol_robustness import slow_render_pdf
+
+    tally, root = Tally("7/11 page-image lanes, limits from receipt"), where / "lanes"
+    pdfgen.write_pdf(root / "files" / "doc.pdf", ["hello world on page one", "page two"])
+    slow_render_pdf(root / "files" / "slow.pdf")
+    serve = Serve(root, {"PDFINDEX_REQUEST_TIMEOUT": "4"})
+    wire = serve.wire
+    try:
+        serve.found("slow", "slow to draw")
+        serve.found("doc", "hello")
+        calls = [
+            {
+                "jsonrpc": "2.0",
+                "id": 1000 + n,
+                "method": "tools/call",
+                "params": {
+                    "name": "get_page_image",
+                    "arguments": {"document_slug": "slow", "page_number": 1, "dpi": 36 + n},
+                },
+            }
+            for n in range(100)
+        ]
+        sent = wire.write(b"".join(json.dumps(c).encode() + b"\n" for c in calls))
+        search = serve.ask("search_pdf", {"pdf_name": "doc", "query": "hello"}, bound=60)
+        waited = (
+            wire.answers[serve.next][0] - wire.sent[serve.next]
+            if serve.next in wire.answers
+            else None
+        )
+        if isinstance(search, str) or waited is None or waited > 5:
+            tally.add(
+                "search behind 100 page images",
+                search if isinstance(search, str) else "hang",
+                waited,
+            )
+        else:
+            found = search.get("result", {}).get("structuredContent", {}).get("query_exists")
+            tally.add("search behind 100 page images", "handled" if found else "lost", waited)
+        for n in range(100):
+            try:
+                answer = wire.wait(1000 + n, 60)
+            except AssertionError:
+                tally.add(f"image {n}", "crash" if wire.process.poll() is not None else "hang")
+                continue
+            late, text = wire.answers[1000 + n][0] - sent, answer_text(answer)
+            if late > 8.0:
+                tally.add(f"image {n}", "hang", f"answered after {late:.1f} s")
+            elif answer["result"].get("isError") and "4 s" not in text:
+                tally.add(f"image {n}", "lost", text)
+            else:
+                tally.add(f"image {n}", "handled")
+        last = max(
+            at for key, (at, _) in wire.answers.items() if isinstance(key, int) and key >= 1000
+        )
+        tally.note = (
+            f"search answered in {waited and round(waited, 2)} s; "
+            f"last image {last - sent:.1f} s after sending (bound 8)"
+        )
+    finally:
+        serve.close()
+    return tally
+
+
+def class_passwords(where: Path) -> Tally:
+    from tests import pgserver
+    from tests.test_db_errors import FORMS, Place, _leaks, _project, _serve
+
+    tally = Tally("8 password fragments in output")
+    try:
+        server = pgserver.start_server()
+    except pgserver.Unavailable as exc:
+        tally.note = f"skipped: PostgreSQL cannot start here ({exc})"
+        return tally
+    try:
+        for form in (
+            "url plain",
+            "url lone %",
+            "url @ tcp",
+            "conninfo",
+            "conninfo unterminated",
+            "read url misread",
+        ):
+            root = where / f"pg{len(tally.attempts)}"
+            env = _project(root, FORMS[form](Place(server)))
+            shown = []
+            try:
+                for args in (["stats"], ["reindex"], ["search", "lighthouse"]):
+                    done = subprocess.run(
+                        [sys.executable, "-m", "pdfindex.cli", "--root", str(root), *args],
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        timeout=120,
+                    )
+                    shown.append(done.stdout + done.stderr)
+                shown.append(
+                    json.dumps(
+                        _serve(
+                            root,
+                            env,
+                            [("get_library_status", {}), ("search_documents", {"query": "x"})],
+                        )
+                    )
+                )
+            except subprocess.TimeoutExpired:
+                tally.add(form, "hang")
+                continue
+            text = "\n".join(shown)
+            outcome = "leak" if _leaks(text) else "crash" if "Traceback" in text else "handled"
+            tally.add(form, outcome, _leaks(text))
+    finally:
+        server.stop()
+    tally.note = (
+        "CLI stats/reindex/search and serve; fragments Pa55, W0rd looked for in all output and logs"
+    )
+    return tally
+
+
+def class_disk(where: Path) -> Tally:
+    from pdfindex.config import load_settings
+    from tests.test_disk_bounds import usage
+
+    tally, root = Tally("10 bounded disk (sessions, page cache)"), where / "disk"
+    pdfgen.write_pdf(root / "files" / "doc.pdf", ["attention heads page", "budgets two", "three"])
+    folder = load_settings(root=root).index_dir
+    serve = Serve(root, {"PDFINDEX_MAX_SESSIONS": "10", "PDFINDEX_PAGE_CACHE_MB": "1"})
+    most = [0, 0]
+    try:
+        serve.found("doc", "attention")
+        calls = [("query_documents", {"query": f"budgets question {n}"}) for n in range(60)]
+        calls += [
+            ("get_page_image", {"document_slug": "doc", "page_number": p, "dpi": d})
+            for d in range(84, 301, 24)
+            for p in (1, 2, 3)
+        ]
+        for tool, arguments in calls:
+            answer = serve.ask(tool, arguments)
+            sessions, cache = usage(folder / "sessions")[0], usage(folder / "pages")[1]
+            most = [max(most[0], sessions), max(most[1], cache)]
+            if isinstance(answer, str) or sessions <= 10 and cache <= 1_000_000:
+                judge(tally, tool, answer, "")
+            else:
+                tally.add(tool, "leak", f"{sessions} sessions, {cache} bytes of page cache")
+    finally:
+        serve.close()
+    tally.note = (
+        f"most sessions kept {most[0]} (cap 10); page cache peak {most[1]:,} bytes (cap 1 MB)"
+    )
+    return tally
+
+
+def class_scale(where: Path, count: int) -> Tally:
+    from tests.test_scale_calls import fill
+
+    tally, root = Tally(f"12 calls at library scale ({count} files)"), where / "scale"
+    fill(root / "files", count)
+    run_reindex(root, None)
+    serve = Serve(root, {"PDFINDEX_WORKERS": "1"})
+    slowest = 0.0
+    try:
+        serve.ask("get_library_status", {}, bound=120)  # started and answering
+        calls = [
+            ("get_library_status", {}),
+            ("query_documents", {"query": "change the margins"}),
+            ("search_pdf", {"pdf_name": "nothing like it", "query": "x"}),
+            ("find_document", {"query": "zzzz"}),
+            ("list_documents_paginated", {}),
+        ]
+        for tool, arguments in calls * 3:
+            began = time.monotonic()
+            answer = serve.ask(tool, arguments, bound=2.0)
+            slowest = max(slowest, time.monotonic() - began)
+            judge(tally, tool, answer, "")
+    finally:
+        serve.close()
+    tally.note = f"slowest answer {slowest:.2f} s (bound 2 s)"
+    return tally
+
+
+def class_text_bomb(where: Path) -> Tally:
+    from tests import hostile
+
+    tally, peaks = Tally("13 text bomb"), []
+    for count in (100_000, 200_000):
+        root = where / f"bomb{count}"
+        hostile.many_objects(root / "files" / "wordy.pdf", count=count)
+        how, done = run_cli(root, "reindex", "--workers", "1", env={"PDFINDEX_ELEMENTS": "0"})
+        import resource
+
+        peaks.append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+        record, text = record_of(root, "wordy.pdf") if done else (None, "")
+        if how or done is None:
+            tally.add(f"{count} text objects", how, done and done.stderr[-300:])
+        elif (
+            record
+            and record.status == "ok"
+            and len(text) <= 200_000
+            and "cut to" in str(record.notes)
+        ):
+            tally.add(f"{count} text objects", "handled", f"{len(text)} chars")
+        else:
+            tally.add(f"{count} text objects", "lost", record and (record.status, record.notes))
+    tally.note = f"page text cut to 200,000 chars; largest child process peak RSS {peaks} MB"
+    return tally
+
+
+PROTOCOL_LINES = [
+    (b"{not json\n", None, "-32700"),
+    (b'\xff\xfe{"jsonrpc": \n', None, "-32700"),
+    (b"[1, 2]\n", None, "-32600"),
+    (b'{"jsonrpc": "2.0", "id": "m", "method": 5}\n', "m", "-32600"),
+    (
+        b'{"jsonrpc": "2.0", "id": "q", "method": "tools/call", "params": {"name": "search_pdf",'
+        b' "arguments": {"pdf_name": "doc", "query": "hello \\ud800"}}}\n',
+        "q",
+        "lone surrogate",
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": '
+        b'{"name": "get_page_image",'
+        b' "arguments": {"document_slug": "\\udfffdoc", "page_number": 1}}}\n',
+        "s",
+        "lone surrogate",
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": "r", "method": "tools/call", "params": {"name": "read_pdf",'
+        b' "arguments": {"sources": [{"path": "doc.pdf"}, {"path": "x\\ud83d"}]}}}\n',
+        "r",
+        "sources[1].path",
+    ),
+    (
+        b'{"jsonrpc": "2.0", "id": "u", "method": "resources/read", '
+        b'"params": {"uri": "x\\udc00"}}\n',
+        "u",
+        "params.uri",
+    ),
+]
+CAUSES = [
+    ("get_page_image", {"document_slug": "doc", "page_number": 500}, "'doc' has 2 pages"),
+    ("process_document", {"file_path": ".secret.pdf"}, "hidden"),
+    ("search_in_file", {"file": "big.txt", "pattern": "."}, "amount of text"),
+    (
+        "search_in_file",
+        {"file": "runaway.txt", "pattern": "^(a|aa)+$"},
+        "catastrophic backtracking",
+    ),
+]
+
+
+def class_protocol(where: Path) -> tuple[Tally, Tally]:
+    from tests.test_protocol_robustness import RUNAWAY_LINE
+
+    wire_tally, causes = (
+        Tally("14 invalid JSON, lone surrogates"),
+        Tally("16 errors name the cause"),
+    )
+    root, anonymous = where / "protocol", 0
+    files = root / "files"
+    pdfgen.write_pdf(files / "doc.pdf", ["hello world on page one", "page two"])
+    pdfgen.write_pdf(files / ".secret.pdf", ["hidden words"])
+    page = "\n".join(f"line {n}" for n in range(200))
+    (files / "big.txt").write_text("\f".join(page for _ in range(2000)))
+    (files / "runaway.txt").write_text(f"first line\n{RUNAWAY_LINE}\nlast line")
+    serve = Serve(root)
+    wire = serve.wire
+    try:
+        serve.found("doc", "hello")
+        serve.found("runaway", "first line")
+        serve.found("big", "line 199")
+        for line, id_, words in PROTOCOL_LINES * 2:
+            wire.write(line)
+            try:
+                if id_ is None:
+                    anonymous += 1
+                    answer = wire.wait_anonymous(anonymous)[-1]
+                else:
+                    answer = wire.wait(id_)
+                    wire.answers.pop(id_)
+            except AssertionError:
+                wire_tally.add(
+                    repr(line[:40]), "crash" if wire.process.poll() is not None else "hang"
+                )
+                continue
+            judge(wire_tally, repr(line[:40]), answer, words)
+        judge(
+            wire_tally,
+            "a search after them",
+            serve.ask("search_pdf", {"pdf_name": "doc", "query": "hello"}),
+            "true",
+        )
+        for tool, arguments, words in CAUSES * 2:
+            judge(causes, f"{tool} {arguments}", serve.ask(tool, arguments, bound=60), words)
+    finally:
+        serve.close()
+    wire_tally.note = "every bad line answered (parse error / invalid request / the argument named)"
+    causes.note = "page out of range, hidden file, too much text, real backtracking: each named"
+    return wire_tally, causes
+
+
+BAD_SETTINGS = [
+    ("toml", "timeout = inf", ["stats"], "timeout=inf"),
+    ("toml", "workers = 2.5", ["stats"], "workers=2.5"),
+    ("toml", "memory_mb = 1e30", ["stats"], "memory_mb"),
+    ("toml", 'index_dir = "/proc"', ["reindex"], "pseudo-filesystem"),
+    ("env", "PDFINDEX_TIMEOUT=nan", ["serve"], "env PDFINDEX_TIMEOUT"),
+    ("env", "PDFINDEX_INDEX_DIR=/dev/pdfindex", ["stats"], "/dev"),
+    ("flag", "", ["stats", "--timeout", "inf"], "flag --timeout"),
+    ("flag", "", ["stats", "--index-dir", "/proc"], "flag --index-dir"),
+]
+
+
+def class_settings(where: Path) -> Tally:
+    tally = Tally("15 bad settings")
+    for n, (kind, value, args, word) in enumerate(BAD_SETTINGS):
+        root = where / f"settings{n}"
+        (root / "files").mkdir(parents=True)
+        if kind == "toml":
+            (root / "pdfindex.toml").write_text(value + "\n")
+        env = dict([value.split("=", 1)]) if kind == "env" else {}
+        how, done = run_cli(root, *args, env=env, bound=60)
+        if how or done is None:
+            tally.add(f"{kind} {value or args}", how, done and done.stderr[-300:])
+            continue
+        lines = done.stderr.strip().splitlines()
+        good = done.returncode == 2 and len(lines) == 1 and word in lines[0]
+        tally.add(f"{kind} {value or args}", "handled" if good else "lost", done.stderr[-300:])
+    tally.note = "exit 2 and one line naming the setting and its source"
+    return tally
+
+
+def class_number(row: dict[str, Any]) -> int:
+    first = row["class"].split()[0].split("/")[0]
+    return int(first) if first.isdigit() else 99
+
+
+def round3(out_dir: Path, where: Path, scale_files: int = 2000) -> dict[str, Any]:
+    """Each class of issue 31 tried against the real program; a table of outcomes."""
+    figures: dict[str, Any] = {"date": str(date.today()), "cores": os.cpu_count(), "classes": []}
+    began = time.perf_counter()
+    steps = [
+        class_regex,
+        class_ocr,
+        class_shutdown,
+        class_cache,
+        class_folder,
+        class_caps,
+        class_lanes,
+        class_passwords,
+        class_disk,
+        lambda w: class_scale(w, scale_files),
+        class_text_bomb,
+        class_protocol,
+        class_settings,
+    ]
+    for step in steps:
+        print(f"round 3: {getattr(step, '__name__', 'class_scale')}", file=sys.stderr, flush=True)
+        try:
+            found = step(where)
+        except Exception as exc:  # noqa: BLE001 - a class that could not run is reported
+            found = Tally(getattr(step, "__name__", "?"))
+            found.add("the class itself", "crash", repr(exc))
+        for tally in found if isinstance(found, tuple) else (found,):
+            figures["classes"].append({**tally.row(), "attempts": tally.attempts})
+    figures["classes"].sort(key=class_number)
+    figures["seconds"] = round(time.perf_counter() - began)
+    name = f"{date.today()}-reliability-round3"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}.json").write_text(json.dumps(figures, indent=1, default=str) + "\n")
+    lines = [
+        f"# Reliability suite, round 3 ({figures['date']})",
+        "",
+        "Command: `python -m benchmarks.reliability --round3` (issue 31). Each class tried "
+        "against the real program (`pdfindex serve` over stdio, the CLI, or the library where "
+        "the class is about its internals: 4, 6), several inputs each. Outcomes: handled; crash "
+        "(process died or traceback); hang (no answer within the bound); lost (data missing "
+        "or wrong afterwards; for 16, an error naming another cause); leak (memory over "
+        f"bound, a password fragment, disk over cap). {figures['cores']} cores, "
+        f"{figures['seconds']} s in all.",
+        "",
+        "| class | tried | handled | crash | hang | lost | leak | note |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for c in figures["classes"]:
+        counts = " | ".join(str(c[o]) for o in ("tried", *OUTCOMES))
+        lines.append(f"| {c['class']} | {counts} | {c['note']} |")
+    report = "\n".join(lines) + "\n"
+    (out_dir / f"{name}.md").write_text(report)
+    print(report)
+    return figures
 
 
 if __name__ == "__main__":

@@ -7,14 +7,18 @@ load on first use, so a process that only searches (`pdfindex search`) starts fa
 from __future__ import annotations
 
 import difflib
+import heapq
 import logging
 import os
 import re
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from rapidfuzz import fuzz, process
 
 from pdfindex.config import Settings, without_password
 from pdfindex.engine import RankedPages, open_engine
@@ -44,6 +48,7 @@ if TYPE_CHECKING:
     from pdfindex.semantic.library import Semantic
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 _PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
@@ -73,6 +78,11 @@ class PdfIndex:
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None
         self._semantic: Semantic | None = None
+        # Values derived from the catalog (counts, names), kept for one index generation
+        self._derived: dict[str, Any] = {}
+        self._derived_catalog: dict[str, FileRecord] = {}
+        self._derived_generation = -1
+        self._derived_lock = threading.Lock()
         # Killable processes that render and convert pages (started on first use).
         self.isolated = IsolatedCalls(
             PAGE_WORKERS,
@@ -232,21 +242,29 @@ class PdfIndex:
             take_over_source=take_over_source,
         )
 
+    def per_generation(self, key: str, derive: Callable[[dict[str, FileRecord]], T]) -> T:
+        """`derive(catalog)`, computed once per index generation (the engine's, which
+        changes with every commit) and kept under `key` until the next: counts and names
+        for calls that would otherwise go through every record each time. What it
+        returns is shared by every caller: not to be changed."""
+        generation = self.engine.generation()  # before the catalog: see Engine.catalog
+        with self._derived_lock:
+            if generation < 0 or generation != self._derived_generation:
+                self._derived, self._derived_catalog = {}, self.engine.catalog()
+                self._derived_generation = generation
+            if key not in self._derived:
+                self._derived[key] = derive(self._derived_catalog)
+            value: T = self._derived[key]
+            return value
+
     def stats(self) -> dict[str, Any]:
-        catalog = self.engine.catalog()
-        by_status = {s: 0 for s in (OK, EMPTY, ENCRYPTED, FAILED)}
-        for record in catalog.values():
-            by_status[record.status] = by_status.get(record.status, 0) + 1
-        last = max((r.indexed_at for r in catalog.values()), default=None)
+        figures = self.per_generation("stats", _catalog_figures)
+        last = figures["last"]
         return {
-            "documents": len(catalog),
-            "pages": sum(r.pages for r in catalog.values() if r.status in (OK, EMPTY)),
-            "by_status": by_status,
-            "problems": [
-                {"path": r.path, "status": r.status, "reason": r.error}
-                for r in sorted(catalog.values(), key=lambda r: r.path)
-                if r.status != OK
-            ],
+            "documents": figures["documents"],
+            "pages": figures["pages"],
+            "by_status": dict(figures["by_status"]),
+            "problems": [dict(problem) for problem in figures["problems"]],
             "index_bytes": self.engine.size_bytes(),
             "cache_bytes": self.cache.size_bytes(),
             "segments": self.engine.segment_count(),
@@ -269,18 +287,18 @@ class PdfIndex:
             ),
             "extractor": self.settings.extractor,
             "engine": self.engine.name,
-            "ocr": self.ocr_status(catalog.values()),
-            "elements": dict(
-                sum((Counter(r.elements) for r in catalog.values()), Counter()).most_common()
-            ),
-            "elements_pending": sum(1 for r in catalog.values() if r.elements_state == "pending"),
+            "ocr": self._ocr_status(figures["ocr"]),
+            "elements": dict(figures["elements"]),
+            "elements_pending": figures["elements_pending"],
             "semantic": self.semantic.status() if self.semantic is not None else None,
         }
 
     def ocr_status(self, records: Iterable[FileRecord]) -> dict[str, Any]:
         """OCR in one place (not per page): can it run, what it read, what it could not."""
-        records = list(records)
-        missing = [r for r in records if r.ocr_missing]
+        return self._ocr_status(_ocr_counts(records))
+
+    def _ocr_status(self, counts: tuple[int, int, int]) -> dict[str, Any]:
+        """ocr_status from the records' (pages read, pages not read, files not read)."""
         from pdfindex.extract import ocr
 
         engine = ocr.engine(self.settings.ocr_lang, self.settings.ocr_engine)
@@ -294,9 +312,9 @@ class PdfIndex:
             "language": self.settings.ocr_lang,
             "engine": engine.version or None,
             "unavailable": reason,
-            "pages_read": sum(r.ocr_pages for r in records),
-            "pages_not_read": sum(r.ocr_missing for r in records),
-            "files_not_read": len(missing),
+            "pages_read": counts[0],
+            "pages_not_read": counts[1],
+            "files_not_read": counts[2],
         }
 
     def describe_ocr(self, info: dict[str, Any]) -> str:
@@ -398,11 +416,8 @@ class PdfIndex:
     def similar_documents(self, name: str, most: int = 3) -> list[str]:
         """Paths of indexed documents whose path, stem or slug is close to `name`."""
         key = name.strip().lower().removesuffix(".pdf")
-        names: dict[str, str] = {}  # a spelling -> its path
-        for record in self.engine.catalog().values():
-            for spelling in (record.path, str(Path(record.path).with_suffix("")), record.slug):
-                names.setdefault(spelling.lower(), record.path)
-        found = difflib.get_close_matches(key, list(names), n=most * 3, cutoff=0.5)
+        names = self.per_generation("spellings", _spellings)  # a spelling -> its path
+        found = close_matches(key, list(names), n=most * 3, cutoff=0.5)
         found += [n for n in names if key and key in n]  # a part of the name
         return list(dict.fromkeys(names[n] for n in found))[:most]
 
@@ -482,6 +497,74 @@ class PdfIndex:
             shown = " ".join(text[first:last].split())  # a match across lines: one line
             lines.append(f"{m.path}:{m.page}:{shown}")
         return lines
+
+
+def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
+    """What `stats` says of the catalog, once per index generation."""
+    records = catalog.values()
+    by_status = {s: 0 for s in (OK, EMPTY, ENCRYPTED, FAILED)}
+    for record in records:
+        by_status[record.status] = by_status.get(record.status, 0) + 1
+    elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
+    for record in records:  # a kind in the order its first count above zero came
+        elements.update({kind: n for kind, n in record.elements.items() if n > 0})
+    return {
+        "documents": len(catalog),
+        "pages": sum(r.pages for r in records if r.status in (OK, EMPTY)),
+        "by_status": by_status,
+        "problems": [
+            {"path": r.path, "status": r.status, "reason": r.error}
+            for r in sorted(records, key=lambda r: r.path)
+            if r.status != OK
+        ],
+        "last": max((r.indexed_at for r in records), default=None),
+        "ocr": _ocr_counts(records),
+        "elements": dict(elements.most_common()),
+        "elements_pending": sum(1 for r in records if r.elements_state == "pending"),
+    }
+
+
+def _ocr_counts(records: Iterable[FileRecord]) -> tuple[int, int, int]:
+    """(pages read by OCR, image pages not read, files with such pages)."""
+    records = list(records)
+    return (
+        sum(r.ocr_pages for r in records),
+        sum(r.ocr_missing for r in records),
+        sum(1 for r in records if r.ocr_missing),
+    )
+
+
+def _spellings(catalog: dict[str, FileRecord]) -> dict[str, str]:
+    """Each document's path, path without extension and slug, lowercased -> its path."""
+    names: dict[str, str] = {}
+    for record in catalog.values():
+        for spelling in (record.path, str(Path(record.path).with_suffix("")), record.slug):
+            names.setdefault(spelling.lower(), record.path)
+    return names
+
+
+def close_matches(word: str, possibilities: list[str], n: int, cutoff: float) -> list[str]:
+    """difflib.get_close_matches(word, possibilities, n, cutoff), the same list, with
+    difflib's ratio (Python, ~0.1 ms a name) worked out only for the likeliest names:
+    it counts the characters of matching blocks, which form a common subsequence, so it
+    is never above rapidfuzz's Indel ratio (the longest common subsequence's, in C),
+    and the names are tried from the highest of that bound down until it is below the
+    n-th best ratio found."""
+    if n <= 0 or not 0.0 <= cutoff <= 1.0:  # difflib's own errors
+        return difflib.get_close_matches(word, possibilities, n, cutoff)
+    floor = max(0.0, cutoff * 100 - 1e-6)  # the margin keeps float rounding out of it
+    bounds = process.extract(word, possibilities, scorer=fuzz.ratio, score_cutoff=floor, limit=None)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    best: list[tuple[float, str]] = []  # the n best (ratio, name), least first
+    for name, bound, _index in bounds:
+        if len(best) == n and bound / 100 + 1e-9 < best[0][0]:
+            break  # no name after this one can reach the n best
+        matcher.set_seq1(name)
+        ratio = matcher.ratio()
+        if ratio >= cutoff:
+            (heapq.heappush if len(best) < n else heapq.heappushpop)(best, (ratio, name))
+    return [name for _ratio, name in heapq.nlargest(n, best)]
 
 
 def _under(source: str, folder: Path, real: Path, own: bool = False) -> str:

@@ -188,10 +188,10 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
     # run_server installs its own handler before it starts any thread.
     signal.signal(signal.SIGTERM, _exit_cleanly)
     settings = _settings(ctx)  # a bad root is one line before the MCP SDK loads
-    from pdfindex.logs import setup_logging
+    from pdfindex.logs import log_limits, setup_logging
     from pdfindex.server import serve as run_server  # the MCP SDK loads only when serving
 
-    log_file = setup_logging(settings.log_dir)
+    log_file = setup_logging(settings.log_dir, **log_limits(settings))
     click.echo(f"pdfindex: serving {settings.files_dir} over stdio; log {log_file}", err=True)
     run_server(settings, watch=not no_watch)
 
@@ -208,10 +208,10 @@ def watch(ctx: click.Context) -> None:
     Example:
       pdfindex watch --root ~/papers
     """
-    from pdfindex.logs import setup_logging
+    from pdfindex.logs import log_limits, setup_logging
 
     settings = _settings(ctx)
-    setup_logging(settings.log_dir)
+    setup_logging(settings.log_dir, **log_limits(settings))
     index = open_index(ctx)
 
     def show(summary: Summary) -> None:

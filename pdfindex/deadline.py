@@ -4,7 +4,9 @@ A tool's work runs in a thread the MCP SDK cannot stop, so the loops that can gr
 the library (documents, pages) call `check()`: past the limit the request stops there
 with RequestTimeout, instead of burning CPU long after the client has given up. Work
 that one check cannot split (rendering a page, converting one) runs in a worker process
-that is killed at the limit instead (`pdfindex.tools.isolated`).
+that is killed at the limit instead (`pdfindex.workers`). The limit starts when the
+request is received, not when a thread gets to it: a request that waited in a queue
+has that much less time left.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ _deadline: ContextVar[tuple[float, float] | None] = ContextVar("deadline", defau
 
 
 @contextmanager
-def limit(seconds: float | None) -> Iterator[None]:
-    """Run the block under a time limit of `seconds` (None or <= 0: none)."""
-    token = _deadline.set(
-        (time.monotonic() + seconds, seconds) if seconds and seconds > 0 else None
-    )
+def limit(seconds: float | None, start: float | None = None) -> Iterator[None]:
+    """Run the block under a time limit of `seconds` (None or <= 0: none), counted from
+    `start` (a `time.monotonic()` reading: when the request was received, so time spent
+    waiting for a thread or a worker counts) or from now."""
+    begun = time.monotonic() if start is None else start
+    token = _deadline.set((begun + seconds, seconds) if seconds and seconds > 0 else None)
     try:
         yield
     finally:

@@ -15,16 +15,33 @@ import logging
 import os
 import re
 import signal
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
+import anyio.to_thread
+from anyio.lowlevel import RunVar
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCResponse,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pdfindex import __version__, deadline
@@ -37,6 +54,7 @@ from pdfindex.errors import (
     PageOutOfRange,
     PathOutsideFiles,
     PdfIndexError,
+    ReadOnlyIndex,
     RequestTimeout,
     SessionNotFound,
 )
@@ -104,6 +122,7 @@ SEED_002_KINDS: dict[type[Exception], str] = {
     DocumentNotFound: "NotFoundError",
     SessionNotFound: "SessionNotFoundError",
     RequestTimeout: "TimeoutError",
+    ReadOnlyIndex: "ReadOnlyError",  # the database refuses writes: retrying will not help
 }
 # Tools not under request_timeout: indexing a file now has the extraction limits instead.
 UNLIMITED = ("process_document",)
@@ -244,7 +263,8 @@ def _logged(fn: F) -> F:
         settings = _settings_of(kwargs.get("ctx"))
         limit = settings.request_timeout if settings is not None else None
         try:
-            with deadline.limit(None if tool in UNLIMITED else limit):
+            # From the request's receipt (in_lane), so time spent queued counts.
+            with deadline.limit(None if tool in UNLIMITED else limit, start=_received.get()):
                 answer = _answer(tool, fn(*args, **kwargs), settings)
         except PdfIndexError as exc:
             message = str(exc)
@@ -284,6 +304,95 @@ def _logged(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+# -- lanes: a cheap call never queues behind heavy ones ------------------------------
+
+# Each tool call runs in a thread of its lane, and each lane has threads of its own: 200
+# page images waiting for the page workers leave every thread of the quick lane free
+# (the SDK's one pool of 40 threads made a search wait 19 s behind them). A call's time
+# limit runs from its receipt, waiting for a thread included.
+LANES: dict[str, str] = {
+    **dict.fromkeys(("get_page_image", "get_element_image"), "page image"),
+    "extract_pdf_page": "conversion",
+    "process_document": "indexing",
+}
+QUICK = "quick"
+LANE_THREADS = {"page image": 8, "conversion": 4, "indexing": 2, QUICK: 24}
+_received: ContextVar[float | None] = ContextVar("pdfindex_received", default=None)
+_limiters: RunVar[dict[str, anyio.CapacityLimiter]] = RunVar("pdfindex_lanes")
+
+
+def lane_limiters() -> dict[str, anyio.CapacityLimiter]:
+    """This event loop's thread limiters: one per lane, and "all" for their threads."""
+    try:
+        return _limiters.get()
+    except LookupError:
+        limiters = {name: anyio.CapacityLimiter(n) for name, n in LANE_THREADS.items()}
+        limiters["all"] = anyio.CapacityLimiter(sum(LANE_THREADS.values()))
+        _limiters.set(limiters)
+        return limiters
+
+
+def in_lane(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """`fn` (a tool wrapped by _logged) as a coroutine function that runs it in a thread
+    of its lane (LANES); a call that gets no thread before its time limit, counted from
+    its receipt, is answered at once with a named error instead."""
+    tool = fn.__name__
+    lane = LANES.get(tool, QUICK)
+
+    async def run(**kwargs: Any) -> Any:
+        received = _received.get()
+        if received is None:
+            received = time.monotonic()
+        settings = _settings_of(kwargs.get("ctx"))
+        limit = settings.request_timeout if settings is not None else 0.0
+        if tool in UNLIMITED:
+            limit = 0.0
+        limiters = lane_limiters()
+        try:
+            limiters[lane].acquire_nowait()
+        except anyio.WouldBlock:  # every thread of the lane is busy: wait, within the limit
+            left = received + limit - time.monotonic() if limit > 0 else None
+            with anyio.move_on_after(left) as waiting:
+                await limiters[lane].acquire()
+            if waiting.cancelled_caught:
+                return queued_too_long(tool, lane, limit, kwargs.get("ctx"))
+
+        def call() -> Any:
+            token = _received.set(received)
+            try:
+                return fn(**kwargs)
+            finally:
+                _received.reset(token)
+
+        try:
+            return await anyio.to_thread.run_sync(call, limiter=limiters["all"])
+        finally:
+            limiters[lane].release()
+
+    run.__name__ = run.__qualname__ = tool
+    run.__doc__ = fn.__doc__
+    return run
+
+
+def queued_too_long(tool: str, lane: str, limit: float, ctx: Context | None) -> CallToolResult:
+    """The answer of a call that waited its whole time limit for a thread of its lane:
+    what holds them, and that retrying (not narrowing the request) is the remedy."""
+    stats = lane_limiters()[lane].statistics()
+    queued = f"{stats.tasks_waiting} more {lane} requests queued"
+    if lane == QUICK:
+        busy = f"no thread was free within {limit:g} s: {stats.borrowed_tokens} requests are "
+        busy += f"running and {queued}"
+    else:
+        try:
+            running = _app(ctx).index.isolated.running(waiting=False)
+        except (AttributeError, LookupError, ValueError):
+            running = f"{stats.borrowed_tokens} {lane} requests are running"
+        busy = f"no worker was free within {limit:g} s: {running}, {queued}"
+    message = f"{busy}; retry in a moment"
+    log.info("error %s %s", tool, message)
+    return error_result(tool, _seed002_kind(RequestTimeout()), message)
+
+
 @dataclass
 class AppContext:
     """What every tool reads: the open index, its live updater, query_documents sessions."""
@@ -300,7 +409,7 @@ class AppContext:
         # Pages are embedded in the background after the start-up scan and each commit.
         embed = (lambda _summary: semantic.start()) if semantic is not None else None
         live = index.live(watch=watch, on_summary=embed)
-        return cls(index, live, SessionStore(settings.index_dir / "sessions"))
+        return cls(index, live, SessionStore.for_settings(settings))
 
     def start(self) -> AppContext:
         self.live.start()
@@ -712,7 +821,7 @@ def get_library_status(ctx: Context = None) -> str:  # type: ignore[assignment]
     """Index health: documents by status, pages, pending changes, watcher, last commit."""
     app = _app(ctx)
     live = app.live
-    return catalog.library_status(app.index, live.watching, live.pending, live.last_error)
+    return catalog.library_status(app.index, live.watcher_state(), live.pending, live.last_error)
 
 
 @_logged
@@ -760,10 +869,18 @@ def query_documents(
 
 
 @_logged
-def list_sessions(ctx: Context = None) -> results.ListSessionsResult:  # type: ignore[assignment]
-    """query_documents sessions still alive (idle ones expire after a week)."""
+def list_sessions(
+    page: Annotated[int, Field(description="Page of the list, 1-based.", ge=1)] = 1,
+    page_size: Annotated[
+        int, Field(description="Sessions per page, most recent first.", ge=1, le=100)
+    ] = 50,
+    ctx: Context = None,  # type: ignore[assignment]
+) -> results.ListSessionsResult:
+    """query_documents sessions still alive, a page at a time (idle ones expire after
+    session_expiry_days, a week by default; at most max_sessions are kept)."""
     app = _app(ctx)
-    return passages.list_sessions(app.sessions, app.index.settings.max_response_chars)
+    budget = app.index.settings.max_response_chars
+    return passages.list_sessions(app.sessions, budget, page, page_size)
 
 
 def _hints(title: str, writes: bool = False) -> ToolAnnotations:
@@ -819,6 +936,7 @@ def strict_tool(fn: Callable[..., Any], hints: ToolAnnotations, structured: bool
         annotations=hints,
         structured_output=structured,
     )
+    tool.fn, tool.is_async = in_lane(fn), True  # its own thread lane (LANES)
     loose = tool.fn_metadata.arg_model
     closed = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid")})
     tool.fn_metadata.arg_model = closed
@@ -883,6 +1001,7 @@ class PdfIndexServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
     ) -> Any:
+        _received.set(time.monotonic())  # the call's time limit starts now (in_lane)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError as exc:
@@ -896,6 +1015,195 @@ class PdfIndexServer(MCPServer):
             message, details = invalid_arguments(exc.__cause__, tool.parameters)
             log.info("invalid arguments %s: %s", name, message)
             return error_result(name, "ValidationError", message, details)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, with a reply to every line it cannot read (AnsweringReader)."""
+        async with stdio_server() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                AnsweringReader(read_stream, write_stream),
+                write_stream,
+                self._lowlevel_server.create_initialization_options(),
+            )
+
+
+# -- every line gets an answer ---------------------------------------------------------
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class AnsweringReader:
+    """The stdio transport's read stream, less the lines it could not read: the SDK only
+    logs those, so a client without a timeout of its own waited forever. Invalid JSON
+    gets JSON-RPC's parse error (-32700, id null); a request holding a lone surrogate
+    ("\\ud800" is legal JSON but no text) an error naming its argument; another line
+    that is not a JSON-RPC message, -32600 with its id. Malformed notifications and
+    responses are logged, as JSON-RPC answers neither."""
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner, self._write = inner, write_stream
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            answer = unreadable_answer(item)
+            if answer is None:
+                continue
+            try:
+                await self._write.send(SessionMessage(answer))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                log.info("no answer sent to an unreadable line: the connection is closed")
+
+    def __aiter__(self) -> AnsweringReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def __aenter__(self) -> AnsweringReader:
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.aclose()
+
+
+def unreadable_answer(exc: Exception) -> JSONRPCError | JSONRPCResponse | None:
+    """The reply to a line the transport could not read as a message (`exc`, its
+    pydantic error, holds the line or what it parsed to); None when JSON-RPC wants none."""
+    problems = exc.errors() if isinstance(exc, ValidationError) else []
+    line = next((p["input"] for p in problems if p["type"] == "json_invalid"), None)
+    if not isinstance(line, str):
+        parsed = next((p["input"] for p in problems if isinstance(p.get("input"), dict)), None)
+        return _not_a_message(parsed, problems, exc)
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as bad:
+        log.info("unreadable line answered with a parse error: %s", bad)
+        return _rpc_error(None, PARSE_ERROR, f"Parse error: the line is not valid JSON ({bad})")
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return _not_a_message(message, problems, exc)
+    if "id" not in message:
+        log.info("a notification holding invalid text was dropped: %s", message["method"])
+        return None
+    request_id = _usable_id(message["id"])
+    found = _lone_surrogate(message.get("params"), ["params"])
+    if found is None:  # something else jiter refuses and Python's json takes: NaN, Infinity
+        cause = problems[0]["msg"] if problems else str(exc)
+        return _rpc_error(request_id, PARSE_ERROR, f"Parse error: {cause}")
+    path, text = found
+    problem = _surrogate_problem(text)
+    params = message.get("params")
+    tool = params.get("name") if isinstance(params, dict) else None
+    if message["method"] == "tools/call" and path[1:2] == ["arguments"] and len(path) > 2:
+        if isinstance(tool, str) and not _LONE_SURROGATE.search(tool):
+            result = error_result(tool, "ValidationError", f"{_path_text(path[2:])}: {problem}")
+            log.info("error %s %s", tool, text_of_result(result))
+            shown = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            shown.pop("resultType", None)  # as the SDK sends results in the handshake era
+            return JSONRPCResponse(jsonrpc="2.0", id=request_id, result=shown)
+    return _rpc_error(request_id, INVALID_PARAMS, f"{_path_text(path)}: {problem}")
+
+
+def text_of_result(result: CallToolResult) -> str:
+    return " ".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def _not_a_message(
+    parsed: Any, problems: list[Any], exc: Exception
+) -> JSONRPCError | JSONRPCResponse | None:
+    """-32600 for valid JSON that is no JSON-RPC message; None for a malformed response
+    or notification (neither is answered)."""
+    if isinstance(parsed, dict):
+        response = "method" not in parsed and ("result" in parsed or "error" in parsed)
+        if response or ("method" in parsed and "id" not in parsed):  # notification
+            log.info("a malformed response or notification was dropped: %s", exc)
+            return None
+    request_id = _usable_id(parsed.get("id")) if isinstance(parsed, dict) else None
+    request = [p for p in problems if p["loc"][:1] == ("JSONRPCRequest",)] or problems
+    cause = ", ".join(
+        f"{'.'.join(str(part) for part in p['loc'][1:]) or 'message'}: {p['msg']}"
+        for p in request[:3]
+    )
+    log.info("an invalid request was answered: %s", cause)
+    return _rpc_error(
+        request_id,
+        INVALID_REQUEST,
+        f"Invalid Request: not a JSON-RPC 2.0 request object ({cause or exc})",
+    )
+
+
+def _rpc_error(request_id: int | str | None, code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message[:ERROR_CHARS])
+    )
+
+
+def _usable_id(value: Any) -> int | str | None:
+    """A request id the answer can repeat (JSON-RPC: null when it cannot be told)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    if isinstance(value, str) and _LONE_SURROGATE.search(value):
+        return None
+    return value
+
+
+def _lone_surrogate(value: Any, path: list[Any]) -> tuple[list[Any], str] | None:
+    """(where, the text) of the first string or key in `value` holding a lone surrogate;
+    a key's place ends with '(name)'."""
+    if isinstance(value, str):
+        return (path, value) if _LONE_SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _LONE_SURROGATE.search(key):
+                return [*path, "(name)"], key
+            found = _lone_surrogate(item, [*path, key])
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for n, item in enumerate(value):
+            found = _lone_surrogate(item, [*path, n])
+            if found is not None:
+                return found
+    return None
+
+
+def _path_text(path: list[Any]) -> str:
+    """['sources', 0, 'path'] -> 'sources[0].path'; a key's place: 'an argument name'."""
+    shown = ""
+    for part in path:
+        if part == "(name)":
+            return f"{shown} (an argument name)" if shown else "an argument name"
+        if isinstance(part, int):
+            shown += f"[{part}]"
+        else:
+            shown += f".{echo(str(part))}" if shown else echo(str(part))
+    return shown
+
+
+def _surrogate_problem(text: str) -> str:
+    """Why a string holding a lone surrogate is refused, with where it is, escaped."""
+    at = _LONE_SURROGATE.search(text)
+    assert at is not None
+    code = f"\\u{ord(at.group()):04x}"
+    return (
+        f"the text holds a lone surrogate {code} at character {at.start() + 1}, which JSON "
+        "can write but is no Unicode character (half of a pair for a character beyond "
+        "U+FFFF); send the character itself, or both halves of its pair"
+    )
 
 
 def build_server(

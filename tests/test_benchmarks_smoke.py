@@ -256,3 +256,14 @@ def test_quick_run_reports_every_figure(tmp_path: Path) -> None:
     for stats in (report["build"]["wall_s"], report["rescan"]["no_change_api_s"]):
         assert {"min", "median", "max"} <= set(stats)
     assert report["corpus"]["pages"] >= 100
+
+
+def test_reliability_round3_classifies_attempts(tmp_path: Path) -> None:
+    """Two cheap classes of `python -m benchmarks.reliability --round3` (bad settings through
+    the real CLI, worker memory caps): every attempt gets one of the five outcomes."""
+    from benchmarks.reliability import OUTCOMES, class_caps, class_settings
+
+    for tally in (class_settings(tmp_path), class_caps(tmp_path)):
+        row = tally.row()
+        assert row["tried"] >= 4 and sum(row[o] for o in OUTCOMES) == row["tried"], row
+        assert row["handled"] == row["tried"], tally.attempts

@@ -109,7 +109,15 @@ class Engine(Protocol):
     splits_cjk: bool
 
     # -- the catalog
-    def catalog(self) -> dict[str, FileRecord]: ...
+    def generation(self) -> int:
+        """Changes with every commit (a value per commit seen, not a count); negative
+        when the engine cannot tell: then nothing may be kept from one call to the next."""
+        ...
+
+    def catalog(self) -> dict[str, FileRecord]:
+        """path -> record; decoded once per generation, its records shared by every reader
+        (read-only). The thread holding this engine's writer gets records of its own."""
+        ...
 
     def record(self, path: str) -> FileRecord | None: ...
 

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 from pdfindex.extract.adapters.base import FAILED, Extraction, clean_metadata
@@ -37,6 +38,10 @@ class ExtractionCache:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        # The entries' bytes: the folder is walked once per process, then `put` keeps the
+        # figure (a walk per status call took seconds at 50,000 entries).
+        self._size: int | None = None
+        self._size_lock = threading.Lock()
 
     def _file(self, sha256: str, engine_version: str) -> Path:
         return self.folder / sha256[:2] / f"{sha256}-{engine_version}.json.gz"
@@ -73,17 +78,32 @@ class ExtractionCache:
                 gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=3) as handle,
             ):
                 handle.write(json.dumps(extraction.to_dict()).encode("utf-8"))
-            os.replace(tmp, target)  # atomic: a crash never leaves a half-written entry
+            with self._size_lock:
+                replaced = _size_of(target)
+                os.replace(tmp, target)  # atomic: a crash never leaves a half-written entry
+                if self._size is not None:
+                    self._size += _size_of(target) - replaced
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
 
     def size_bytes(self) -> int:
-        return (
-            sum(f.stat().st_size for f in self.folder.rglob("*.json.gz"))
-            if self.folder.exists()
-            else 0
-        )
+        with self._size_lock:
+            if self._size is None:
+                self._size = (
+                    sum(f.stat().st_size for f in self.folder.rglob("*.json.gz"))
+                    if self.folder.exists()
+                    else 0
+                )
+            return self._size
+
+
+def _size_of(path: Path) -> int:
+    """The bytes of the file at `path` (0: there is none)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 _ELEMENT_TEXTS = ("label", "caption", "context")

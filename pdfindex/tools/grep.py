@@ -28,6 +28,7 @@ from pdfindex.tools.results import SearchInFileResult
 MAX_PATTERN = 1000
 PageLines = tuple[int, str, int]  # page number, its text, lines of the pages before it
 TIME_LIMIT = 2.0  # seconds of matching per call
+SCAN_RATE = 1_000_000  # characters/s the regex engine reads at least, unless it backtracks
 
 
 def compile_pattern(pattern: str, case_sensitive: bool) -> regex.Pattern:
@@ -168,6 +169,34 @@ def _every_page(
         lines_before += line_count(text)
 
 
+def out_of_time(
+    pattern: str, record: FileRecord, reached: list[int], spent: float, chars: int
+) -> str:
+    """Why matching ran out of TIME_LIMIT, `reached` = [page, characters of text up to
+    its end]. One search call that took most of it on a text the regex engine reads in a
+    blink (SCAN_RATE) is the pattern backtracking; time spent over many quick calls, or
+    on a long text, is the amount of text."""
+    if spent >= TIME_LIMIT / 2 and chars < spent * SCAN_RATE:
+        return (
+            f"pattern {pattern!r} took over {TIME_LIMIT:g} s on {chars:,} characters "
+            "(catastrophic backtracking); simplify it, e.g. avoid nested quantifiers like "
+            "(a+)+ and overlapping alternatives like (a|aa)+"
+        )
+    page, text = reached
+    where = (
+        f"at page {page} of {record.pages}, after {text / 1e6:.1f} MB of text"
+        if page
+        else f"while finding which of its {record.pages} pages match"
+    )
+    return (
+        f"matching {pattern!r} ran out of its {TIME_LIMIT:g} s on a file of "
+        f"{record.size / 1e6:.1f} MB (stopped {where}): the time went on the amount of "
+        "text, not on the pattern; narrow the pattern so that fewer lines "
+        "match (a word the file holds lets the index read only the pages that have it), "
+        "or search a smaller file"
+    )
+
+
 def search_in_file(
     index: PdfIndex,
     file: str,
@@ -183,26 +212,27 @@ def search_in_file(
     matches: list[dict[str, Any]] = []
     stop_at = time.monotonic() + TIME_LIMIT  # the pattern's own limit
     whole_page = page_filter(pattern, case_sensitive)
+    reached = [0, 0]  # the page being searched and the characters up to its end
 
     def find(target: regex.Pattern, text: str, position: int = 0) -> int:
         """Where the first match at or after `position` starts; -1 when there is none."""
-        remaining = stop_at - time.monotonic()
+        started = time.monotonic()
         try:
-            if remaining <= 0:
+            if stop_at <= started:
                 raise TimeoutError
-            found = target.search(text, position, timeout=remaining)
+            found = target.search(text, position, timeout=stop_at - started)
             return -1 if found is None else found.start()
         except TimeoutError as exc:
-            raise InvalidQuery(
-                f"pattern {pattern!r} took over {TIME_LIMIT:g} s (catastrophic backtracking?); "
-                "simplify it, e.g. avoid nested quantifiers like (a+)+"
-            ) from exc
+            spent = time.monotonic() - started
+            why = out_of_time(pattern, record, reached, spent, len(text) - position)
+            raise InvalidQuery(why) from exc
 
     pages = _narrowed(index, record, pattern) if whole_page else None
     if pages is None:
         pages = _every_page(index.engine.page_texts(record.slug), whole_page, find)
     for page_number, text, before in pages:
         deadline.check()  # a page at a time: a request past its limit stops here
+        reached[0], reached[1] = page_number, reached[1] + len(text)
         numbers = list(_hopeful_lines(whole_page, text, find)) if whole_page else None
         if numbers == []:
             continue  # no line of this page matches

@@ -96,10 +96,16 @@ def lookup(index: PdfIndex, key: str) -> FileRecord | None:
         if record is not None:
             return record
     if rel != "." and not PurePosixPath(rel).suffix:  # 'a/b' for 'a/b.md'
-        for path, record in engine.catalog().items():
-            if str(PurePosixPath(path).with_suffix("")) == rel:
-                return record
+        return index.per_generation("names.stems", _by_stem).get(rel)
     return None
+
+
+def _by_stem(catalog: dict[str, FileRecord]) -> dict[str, FileRecord]:
+    """Each path without its extension -> the first record (in catalog order) it names."""
+    stems: dict[str, FileRecord] = {}
+    for path, record in catalog.items():
+        stems.setdefault(str(PurePosixPath(path).with_suffix("")), record)
+    return stems
 
 
 def on_disk(index: PdfIndex, key: str) -> tuple[Path, str] | None:
@@ -147,12 +153,17 @@ def resolve_scope(index: PdfIndex, path: str) -> tuple[Path, str]:
 
 def closest(index: PdfIndex, key: str, limit: int = SUGGESTIONS) -> list[FileRecord]:
     """The indexed documents whose slug or path is nearest to `key`, best first."""
-    records = list(index.engine.catalog().values())
-    choices = {n: f"{r.slug} {r.path}".lower() for n, r in enumerate(records)}
+    records, choices = index.per_generation("names.choices", _choices)
     ranked = process.extract(
         key.lower(), choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=MIN_SCORE
     )
     return [records[n] for _, _, n in ranked]
+
+
+def _choices(catalog: dict[str, FileRecord]) -> tuple[list[FileRecord], dict[int, str]]:
+    """The records, and what `closest` compares a name with: 'slug path' of each."""
+    records = list(catalog.values())
+    return records, {n: f"{r.slug} {r.path}".lower() for n, r in enumerate(records)}
 
 
 def not_found(index: PdfIndex, key: str) -> str:

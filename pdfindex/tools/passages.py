@@ -29,7 +29,7 @@ from pdfindex.tools.results import (
     QueryDocumentsResult,
     Seed002Error,
 )
-from pdfindex.tools.sessions import SessionStore
+from pdfindex.tools.sessions import MAX_PAGE_SIZE, PAGE_SIZE, SessionStore
 
 SENTENCES_PER_CHUNK = 3
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=。)\s*")
@@ -87,6 +87,14 @@ def process_document(
             "FileNotFoundError",
             f"{rel} is no longer in the files folder",
             wrong | {"expected": "a file in the files folder"},
+        )
+    hidden = next((part for part in rel.split("/") if part.startswith(".")), None)
+    if hidden is not None:  # the scan skips these, so it would never be indexed
+        return error(
+            "ValidationError",
+            f"{rel} is hidden ({hidden!r} starts with '.'): hidden files and folders are "
+            "not indexed; rename it without the leading dot to index it",
+            wrong | {"expected": "a file whose name and folders do not start with '.'"},
         )
     if adapter_name_for(rel, index.settings.extractor) is None:
         return error(
@@ -259,10 +267,26 @@ def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
     return "\n".join(lines)
 
 
-def list_sessions(sessions: SessionStore, budget: int = 40_000) -> ListSessionsResult:
-    """Seed 002's inventory, most recent first; cut to `budget` characters."""
-    alive = sessions.all()
+def list_sessions(
+    sessions: SessionStore, budget: int = 40_000, page: int = 1, page_size: int = PAGE_SIZE
+) -> ListSessionsResult:
+    """Seed 002's inventory, most recent first, a page at a time (`page`, 1-based, of
+    `page_size` sessions); cut to `budget` characters. Only the page's session files are
+    read (and, for the statistics, those changed since the last call)."""
+    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+        return error(
+            "ValidationError",
+            f"page must be 1 or more and page_size from 1 to {MAX_PAGE_SIZE}",
+            {
+                "parameter": "page" if page < 1 else "page_size",
+                "expected": "1 or more" if page < 1 else f"1-{MAX_PAGE_SIZE}",
+                "received": page if page < 1 else page_size,
+            },
+        )
+    alive = sessions.live()
     now = time.time()
+    chunk = alive[(page - 1) * page_size : page * page_size]
+    shown = [s for s in map(sessions.load, chunk) if s is not None]
     rows = [
         {
             "session_id": s.session_id,
@@ -278,23 +302,36 @@ def list_sessions(sessions: SessionStore, budget: int = 40_000) -> ListSessionsR
             "query_count": len(s.queries),
             "recent_queries": [q["query"] for q in s.queries[-3:]],
         }
-        for s in alive
+        for s in shown
     ]
-    oldest = min(alive, key=lambda s: s.created_at, default=None)
-    busiest = max(alive, key=lambda s: len(s.queries), default=None)
+    summaries = sessions.summaries(alive)
+    oldest = min(summaries, key=lambda s: s.created_at, default=None)
+    busiest = max(summaries, key=lambda s: s.queries, default=None)
+    pages = max(1, -(-len(alive) // page_size))
     kept, truncated = fit(rows, items_budget(budget))
     result: dict[str, Any] = {
         "status": "success",
         "sessions": kept,
-        "total_count": len(rows),
-        "active_sessions": sum(now - s.last_activity <= ACTIVE_SECONDS for s in alive),
+        "total_count": len(alive),
+        "active_sessions": sum(now - e.mtime <= ACTIVE_SECONDS for e in alive),
         "statistics": {
             "oldest_session": oldest.session_id if oldest else None,
             "most_active_session": busiest.session_id if busiest else None,
-            "total_queries": sum(len(s.queries) for s in alive),
+            "total_queries": sum(s.queries for s in summaries),
         },
-        "total_sessions": len(rows),
+        "total_sessions": len(alive),
+        "pagination": {
+            "page": page,
+            "page_size": page_size,
+            "total": len(alive),
+            "pages": pages,
+            "has_next": page < pages,
+        },
     }
     if truncated:
-        result.update(truncated=True, note=f"{len(rows) - len(kept)} older sessions left out")
+        result.update(
+            truncated=True,
+            note=f"{len(rows) - len(kept)} older sessions of this page left out: "
+            "ask for a smaller page_size",
+        )
     return result

@@ -474,9 +474,19 @@ class SessionStatistics(TypedDict):
 
 
 @_open
+class SessionPagination(TypedDict):
+    page: int
+    page_size: int
+    total: int
+    pages: int
+    has_next: bool
+
+
+@_open
 class ListSessionsResult(TypedDict):
-    """list_sessions, most recent first (or seed 002's error shape); active sessions
-    were used in the last hour, every listed one is alive (expiry: a week idle)."""
+    """list_sessions, most recent first, a page at a time (or seed 002's error shape);
+    active sessions were used in the last hour, every listed one is alive (expiry:
+    `session_expiry_days` idle; at most `max_sessions` are kept)."""
 
     status: Seed002Status
     error: NotRequired[str]
@@ -486,6 +496,7 @@ class ListSessionsResult(TypedDict):
     active_sessions: NotRequired[int]
     statistics: NotRequired[SessionStatistics]
     total_sessions: NotRequired[int]
+    pagination: NotRequired[SessionPagination]
     truncated: NotRequired[bool]
     note: NotRequired[str]
     details: NotRequired[dict[str, Any]]

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import psycopg
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pdfindex import query as pq
+from pdfindex.config import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.postgres.compiler import (
     EVERYTHING,
@@ -29,6 +29,7 @@ from pdfindex.engine.postgres.compiler import (
     positional,
     stem_literals,
 )
+from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
 from pdfindex.engine.postgres.postings import FREQUENCIES, Key, Scorer, lexemes
 from pdfindex.engine.postgres.schema import (
     FORMAT_VERSION,
@@ -42,7 +43,7 @@ from pdfindex.engine.postgres.schema import (
 )
 from pdfindex.engine.postgres.topk import Plan, Planner, stems_of
 from pdfindex.engine.postgres.writer import PostgresWriter
-from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
+from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
 
@@ -50,21 +51,11 @@ PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 TEXT_BATCH = 64  # candidate pages whose texts are read in one query
 EXPANSIONS_KEPT = 256  # typos' vocabulary words remembered (per generation)
 FIRST_SCORED = 100  # candidates of highest bound scored first (_best_candidates)
-CONNECT_TIMEOUT = 10  # seconds
 REPLAY_WAIT = 30.0  # seconds a writer waits for the read replica to replay the last commit
 REPLAY_POLL = 0.005  # seconds between two looks at the replica's generation
+TABLES_MADE = f"creating the pdfindex tables (format {FORMAT_VERSION})"
 ANALYZE_PAGES = 1000  # pages added by one commit past which it is followed by ANALYZE
 log = logging.getLogger(__name__)
-
-
-def redacted(url: str) -> str:
-    """The database URL without its password: what messages and logs may show."""
-    try:
-        parts = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "<invalid database_url>"
-    parts.pop("password", None)
-    return make_conninfo(**parts)  # type: ignore[arg-type]
 
 
 class PostgresEngine:
@@ -92,32 +83,44 @@ class PostgresEngine:
             read_url = os.environ.get("PDFINDEX_READ_URL", "")
         self.folder = folder
         self.url = url
-        self.where = redacted(url)
+        self.where = without_password(url)
         self.read_url = read_url or url
         self.replica = self.read_url != url
-        self.read_where = f"read replica {redacted(self.read_url)}" if self.replica else self.where
+        self.read_where = (
+            f"read replica {without_password(self.read_url)}" if self.replica else self.where
+        )
         self._lock = threading.Lock()  # one query at a time on the reading connection
         self._connection = self._connect(self.read_url, autocommit=True)
         if self.replica:
             self._check_replica()
         else:
-            create_or_check(self._connection)
+            self._create_or_check(self._connection)
         self._vocabulary = GenerationCache(
             lambda _: Vocabulary(
                 w for (w,) in self._rows("SELECT word FROM pdfindex_words WHERE word !~ '^~'")
             )
         )
         self._stats = GenerationCache(lambda _: self._page_stats())
+        self._catalog = CatalogCache(lambda _: self._read_catalog())
         self._expansions: dict[tuple[int, str, int], list[str]] = {}
 
     # -- the connection ----------------------------------------------------------------
 
     def _connect(self, url: str, autocommit: bool) -> psycopg.Connection[Any]:
+        """A connection to `url`; a failure said without the password (connection)."""
+        where = self.read_where if url == self.read_url else self.where
+        return connect(url, _database(where), autocommit)
+
+    def _create_or_check(self, connection: psycopg.Connection[Any]) -> None:
+        """schema.create_or_check; a database that refuses to create the tables says
+        why (the user's privileges, a read-only database)."""
+        failed = None
         try:
-            return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
-        except psycopg.Error as exc:
-            where = self.read_where if url == self.read_url else self.where
-            raise ConfigError(f"cannot connect to the {_database(where)}: {exc}") from exc
+            create_or_check(connection)
+        except REFUSALS as exc:
+            failed = refused(exc, connection, _database(self.where), TABLES_MADE, False)
+        if failed is not None:
+            raise failed
 
     def _rows(
         self, sql: str, params: Sequence[Any] = (), indexed: bool = False, binary: bool = False
@@ -142,6 +145,8 @@ class PostgresEngine:
                 except psycopg.errors.SerializationFailure:  # a hot standby's recovery conflict
                     if attempt == 2 or not self.replica:
                         raise
+                except psycopg.errors.InsufficientPrivilege as exc:  # no SELECT: one line
+                    raise unreadable(exc, self._connection, _database(self.read_where)) from None
                 except psycopg.OperationalError:
                     if attempt == 2 or not self._connection.closed:
                         raise
@@ -154,7 +159,7 @@ class PostgresEngine:
         if found == FORMAT_VERSION:
             return
         with self._connect(self.url, autocommit=True) as primary:
-            create_or_check(primary)
+            self._create_or_check(primary)
         if not self._wait_for(lambda: self._format_seen() == FORMAT_VERSION):
             found = self._format_seen()
             raise ConfigError(
@@ -203,7 +208,13 @@ class PostgresEngine:
 
     # -- the catalog -------------------------------------------------------------------
 
+    def generation(self) -> int:
+        return self._generation()
+
     def catalog(self) -> dict[str, FileRecord]:
+        return self._catalog.get(None, self._generation())  # decoded once per commit
+
+    def _read_catalog(self) -> dict[str, FileRecord]:
         rows = self._rows("SELECT record FROM pdfindex_files")
         return {r["path"]: FileRecord(**r) for (r,) in rows}
 
@@ -674,6 +685,11 @@ class PostgresEngine:
 
     @contextmanager
     def writer(self, timeout: float, clear: bool = False) -> Iterator[PostgresWriter]:
+        with self._catalog.writing(), self._write(timeout, clear) as wrapped:
+            yield wrapped
+
+    @contextmanager
+    def _write(self, timeout: float, clear: bool) -> Iterator[PostgresWriter]:
         """The one writer. With a read replica, it first waits for the replica to
         replay the last commit (the indexer reads the catalog there once it holds the
         lock), and after its commit for the replica to replay it too, so this process
@@ -734,6 +750,9 @@ class PostgresEngine:
                 connection.rollback()
         except BaseException as exc:
             _discard(connection)
+            failed = refused(exc, connection, _database(self.where))
+            if failed is not None:  # one line naming the privilege or setting
+                raise failed from None
             if isinstance(exc, psycopg.OperationalError):
                 raise IndexWriteError(
                     f"writing the index in the database {self.where} failed: {exc}; nothing of "

@@ -7,6 +7,7 @@ import errno
 import json
 import os
 import shutil
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ from pdfindex.engine.tantivy.schema import (
     path_id,
     stem,
 )
-from pdfindex.engine.vocabulary import GenerationCache, Vocabulary, within
+from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import FileRecord, PageHit, PageRef
 
@@ -54,7 +55,9 @@ class TantivyEngine:
         self.writer_heap = (writer_memory_mb or DEFAULT_WRITER_MB) * 1_000_000
         # Why a damaged index was started empty (None: it was not); PdfIndex rebuilds it.
         self._index, self._schema, self.recovered = open_or_create(folder)
+        self._commits = 0  # by this process: tells its own commits apart within a tick
         self._files = GenerationCache(self._read_files)
+        self._catalog = CatalogCache(self._read_catalog)
         self._vocabulary = GenerationCache(
             lambda searcher: Vocabulary(
                 word for word, _count in searcher.terms_with_prefix("content", "", limit=None)
@@ -68,11 +71,18 @@ class TantivyEngine:
         return self._index.searcher()
 
     def _generation(self) -> int:
-        """Changes with every commit (Tantivy rewrites meta.json atomically)."""
+        """Changes with every commit: Tantivy rewrites meta.json atomically (a new file,
+        so a new inode; its mtime alone can repeat, the clock advancing by ticks of a
+        few milliseconds), and this process counts its own commits."""
         try:
-            return (self.directory / "meta.json").stat().st_mtime_ns
+            meta = (self.directory / "meta.json").stat()
         except OSError:
             return -1
+        stamp = (meta.st_ino, meta.st_mtime_ns, meta.st_size, self._commits)
+        return hash(stamp) & sys.maxsize  # not negative: negative means "do not cache"
+
+    def generation(self) -> int:
+        return self._generation()
 
     def _term(self, field: str, value: str | int) -> Query:
         return Query.term_query(self._schema, field, value)
@@ -95,7 +105,12 @@ class TantivyEngine:
     # -- the catalog -----------------------------------------------------------------
 
     def catalog(self) -> dict[str, FileRecord]:
-        records = self._record_docs(self._searcher(), self._term("kind", FILE))
+        generation = self._generation()  # before the searcher: a commit in between is
+        # cached under the generation before it, and read again on the next call
+        return self._catalog.get(self._searcher(), generation)
+
+    def _read_catalog(self, searcher: tantivy.Searcher) -> dict[str, FileRecord]:
+        records = self._record_docs(searcher, self._term("kind", FILE))
         return {r["path"]: FileRecord(**r) for r in records}
 
     def record(self, path: str) -> FileRecord | None:
@@ -269,6 +284,11 @@ class TantivyEngine:
 
     @contextmanager
     def writer(self, timeout: float, clear: bool = False) -> Iterator[TantivyWriter]:
+        with self._catalog.writing(), self._write(timeout, clear) as wrapped:
+            yield wrapped
+
+    @contextmanager
+    def _write(self, timeout: float, clear: bool) -> Iterator[TantivyWriter]:
         raw = self._open_writer(timeout)
         wrapped = TantivyWriter(raw)
         try:
@@ -279,6 +299,7 @@ class TantivyEngine:
             if wrapped.changed:
                 wrapped.add_records()
                 raw.commit()
+                self._commits += 1
             else:
                 raw.rollback()
         except BaseException as exc:

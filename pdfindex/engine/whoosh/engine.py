@@ -16,7 +16,7 @@ from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
 from pdfindex.engine import RankedPages
-from pdfindex.engine.vocabulary import GenerationCache, Vocabulary
+from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary
 from pdfindex.engine.whoosh.common import page_count, ranked_question, split_question
 from pdfindex.engine.whoosh.compiler import compile_query
 from pdfindex.engine.whoosh.postings import SetPrefix
@@ -60,6 +60,7 @@ class WhooshEngine:
             for field in ("content", "ecaption", "etext")
         }
         self._not_pages = GenerationCache(_not_page_docnums)
+        self._catalog = CatalogCache(_read_catalog)
         self._ix = open_or_create(folder)
         self.recovered: str | None = self._ix.pdfindex_recovered  # why it was rebuilt
         self.splits_cjk = splits_cjk(self._ix.schema)
@@ -79,10 +80,12 @@ class WhooshEngine:
 
     # -- the catalog -----------------------------------------------------------------
 
+    def generation(self) -> int:
+        return _generation(self._searcher())
+
     def catalog(self) -> dict[str, FileRecord]:
         s = self._searcher()
-        records = (s.stored_fields(n)["record"] for n in s.document_numbers(kind=FILE))
-        return {r["path"]: FileRecord(**r) for r in records}
+        return self._catalog.get(s, _generation(s))
 
     def record(self, path: str) -> FileRecord | None:
         s = self._searcher()
@@ -238,6 +241,11 @@ class WhooshEngine:
 
     @contextmanager
     def writer(self, timeout: float, clear: bool = False) -> Iterator[WhooshWriter]:
+        with self._catalog.writing(), self._write(timeout, clear) as wrapped:
+            yield wrapped
+
+    @contextmanager
+    def _write(self, timeout: float, clear: bool) -> Iterator[WhooshWriter]:
         try:
             raw = self._ix.writer(timeout=timeout, limitmb=self.writer_memory_mb)
         except LockError as exc:
@@ -280,6 +288,19 @@ class WhooshEngine:
         if searcher is not None:
             searcher.close()
         self._ix.close()
+
+
+def _generation(searcher: Searcher) -> int:
+    """The index generation `searcher` reads (-1 for an index without segments, whose
+    reader has none)."""
+    generation = searcher.reader().generation()
+    return -1 if generation is None else int(generation)
+
+
+def _read_catalog(searcher: Searcher) -> dict[str, FileRecord]:
+    """Every catalog record, decoded."""
+    records = (searcher.stored_fields(n)["record"] for n in searcher.document_numbers(kind=FILE))
+    return {r["path"]: FileRecord(**r) for r in records}
 
 
 def _not_page_docnums(searcher: Searcher) -> set[int]:
