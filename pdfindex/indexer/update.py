@@ -94,8 +94,8 @@ class Indexer:
         `elements_should_stop` can also end the elements pass early (new changes to index).
         In a library fed by several folders (pdfindex.indexer.sources) only this folder's
         records change; `take_over_source` lets this folder feed a source another fed.
-        What is written is also committed whenever no file finishes for a moment (a slow
-        file never holds back the others' commit). With a kept pool (serve), when only
+        With a kept pool (serve), what is written is also committed whenever no file
+        finishes for a moment (a slow file never holds back the others' commit); when only
         slow files are left being read and `elements_should_stop` says new changes wait,
         the run ends: those files go on being read for the next run, which adopts them.
         """
@@ -315,8 +315,10 @@ class Indexer:
         yield_to: Callable[[], bool] | None = None,
     ) -> bool:
         """Write results until they run out or the run stops or yields (True), or until
-        `interval` seconds pass or no file finishes for a moment after one was written
-        (False: commit, then go on)."""
+        `interval` seconds pass (False: commit, then go on). A kept pool's run (serve)
+        also commits when no file finishes for a moment after one was written; a one-off
+        run (the CLI) keeps to `interval`, so a failed write leaves less committed."""
+        quiet_commits = self.shared_pool is not None
         deadline = None if interval is None else time.monotonic() + interval
         wrote = False
         for item in results:
@@ -326,8 +328,9 @@ class Indexer:
                 if item is IN_FLIGHT and yield_to is not None and yield_to():
                     counter.yielded = True  # the slow files go on for the next run
                     return True
-                if wrote and interval is not None:
-                    return False  # commit what is done while slow files are read
+                if wrote and deadline is not None:
+                    if quiet_commits or time.monotonic() > deadline:
+                        return False  # commit what is done while slow files are read
                 continue
             job, extraction = item  # type: ignore[misc]
             self._write(writer, job, extraction, summary)
