@@ -99,9 +99,9 @@ def _old_session(folder: Path, n: int, at: float) -> None:
 
 
 def test_list_sessions_pages_a_folder_of_many_sessions_in_time(tmp_path: Path) -> None:
-    """20,000 sessions left by an older version: the first list_sessions keeps the newest
-    `max_sessions`, removes the rest and the expired, and answers in time; later calls do
-    not read every session again."""
+    """20,000 sessions left by an older version: each list_sessions lists the newest
+    `max_sessions` in time, and removes the rest and the expired over a few calls; later
+    calls do not read every session again."""
     folder = tmp_path / "sessions"
     folder.mkdir()
     now = time.time()
@@ -123,12 +123,16 @@ def test_list_sessions_pages_a_folder_of_many_sessions_in_time(tmp_path: Path) -
         "pages": 25,
         "has_next": True,
     }
+    for _call in range(100):  # the surplus goes a quarter of a second per call
+        started = time.monotonic()
+        again = passages.list_sessions(store, 40_000, page=25, page_size=20)
+        assert time.monotonic() - started < 2.0
+        assert again["total_count"] == 500
+        assert again["sessions"][-1]["session_id"] == str(uuid.UUID(int=19_501))
+        assert not again["pagination"]["has_next"]
+        if usage(folder)[0] == 500:
+            break
     assert usage(folder)[0] == 500
-    started = time.monotonic()
-    again = passages.list_sessions(store, 40_000, page=25, page_size=20)
-    assert time.monotonic() - started < 2.0
-    assert again["sessions"][-1]["session_id"] == str(uuid.UUID(int=19_501))
-    assert not again["pagination"]["has_next"]
 
 
 def test_sessions_expire_after_the_configured_days(tmp_path: Path) -> None:

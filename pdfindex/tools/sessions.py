@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import deque
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,8 +33,12 @@ KEEP_QUERIES = 20
 ONCE = ".once.json"  # a session of one query so far: evicted before conversations
 SWEEP_SECONDS = 3600.0  # expired sessions are removed at least this often while recording
 STALE_TMP_SECONDS = 3600.0  # a temporary file this old was left by a crash
-SPARE_SECONDS = 1.0  # deletions stop this long before the request's time limit
-ALWAYS_REMOVED = 200  # ... but not before so many files are removed (milliseconds)
+# Removal of a backlog (thousands of files an uncapped version left): each call removes
+# files for DRAIN_SECONDS at most (and stops SPARE_SECONDS before its request's limit),
+# but always ALWAYS_REMOVED (milliseconds), so that each call's own surplus goes at once.
+DRAIN_SECONDS = 0.25
+SPARE_SECONDS = 1.0
+ALWAYS_REMOVED = 200
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 100  # list_sessions' sessions per page: default, most
 
 
@@ -93,6 +98,8 @@ class SessionStore:
         # folder at each call would cost more than the call's own work):
         self._count: int | None = None
         self._unlisted = 0  # calls since the folder was last listed
+        self._backlog: deque[str] = deque()  # files to remove, a few per call
+        self._backlogged: set[str] = set()  # the same, to skip them in listings
 
     @classmethod
     def for_settings(cls, settings: Settings) -> SessionStore:
@@ -145,6 +152,8 @@ class SessionStore:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(asdict(session), handle)
         written = self._file(session.session_id, once)
+        with self._lock:
+            self._backlogged.discard(str(written))  # continued after it was evicted
         os.replace(tmp, written)
         self._file(session.session_id, not once).unlink(missing_ok=True)
         self._bound(written, made=once)
@@ -158,6 +167,7 @@ class SessionStore:
         is listed again every tenth of the cap's calls (other processes write it too)."""
         now = time.time()
         with self._lock:
+            self._drain()
             self._unlisted += 1
             if self._count is None or self._unlisted >= max(1, self.max_sessions // 10):
                 try:
@@ -165,6 +175,7 @@ class SessionStore:
                 except FileNotFoundError:
                     return
                 self._count = sum(name.endswith(".json") for name in names)
+                self._count -= len(self._backlogged)
                 self._unlisted = 0
             elif made:
                 self._count += 1
@@ -173,7 +184,8 @@ class SessionStore:
                 self._count, self._unlisted = len(live), 0
 
     def _scan(self, now: float) -> list[Entry]:
-        """The session files, from the folder's listing (one stat each, no read)."""
+        """The session files, from the folder's listing (one stat each, no read), less
+        those waiting to be removed."""
         entries = []
         try:
             listing = os.scandir(self.folder)
@@ -190,6 +202,8 @@ class SessionStore:
                     session_id = name.split(".", 1)[0]
                     if len(session_id) != 36 or not name.endswith(".json"):
                         continue  # not a session's name (they are UUIDs)
+                    if item.path in self._backlogged:
+                        continue
                     stat = item.stat()
                 except OSError:  # gone meanwhile
                     continue
@@ -217,16 +231,33 @@ class SessionStore:
             gone = {e.path for e in victims}
             live = [e for e in live if e.path not in gone]
             doomed += victims
-        for n, entry in enumerate(doomed):
-            # Thousands left by an older version: past the request's time, the next call.
-            if n >= ALWAYS_REMOVED and deadline.remaining(float("inf")) < SPARE_SECONDS:
-                break
-            _unlink(entry.path)
+        for entry in doomed:
+            self._backlog.append(entry.path)
+            self._backlogged.add(entry.path)
+        self._drain()
         for path in self._summaries.keys() - {e.path for e in live}:
             del self._summaries[path]
         self._swept = now
         live.sort(key=lambda e: (e.mtime, e.session_id), reverse=True)
         return live
+
+    def _drain(self) -> None:
+        """Remove files of the backlog: all of a call's own surplus, and of thousands
+        (an old folder) what DRAIN_SECONDS allow; the rest at the next calls. Called
+        under the lock."""
+        started = time.monotonic()
+        removed = 0
+        while self._backlog:
+            if removed >= ALWAYS_REMOVED and (
+                time.monotonic() - started > DRAIN_SECONDS
+                or deadline.remaining(float("inf")) < SPARE_SECONDS
+            ):
+                break
+            path = self._backlog.popleft()
+            if path in self._backlogged:  # not written again since
+                self._backlogged.discard(path)
+                _unlink(path)
+                removed += 1
 
     # -- list_sessions --------------------------------------------------------------------
 
