@@ -1017,7 +1017,7 @@ def class_caps(where: Path) -> Tally:
 
 
 def class_lanes(where: Path) -> Tally:
-    from tests.test_protocol_robustness import slow_render_pdf
+    from tests.test_protocol_robustness import pipelined_page_images, slow_render_pdf
 
     tally, root = Tally("7/11 page-image lanes, limits from receipt"), where / "lanes"
     pdfgen.write_pdf(root / "files" / "doc.pdf", ["hello world on page one", "page two"])
@@ -1027,19 +1027,7 @@ def class_lanes(where: Path) -> Tally:
     try:
         serve.found("slow", "slow to draw")
         serve.found("doc", "hello")
-        calls = [
-            {
-                "jsonrpc": "2.0",
-                "id": 1000 + n,
-                "method": "tools/call",
-                "params": {
-                    "name": "get_page_image",
-                    "arguments": {"document_slug": "slow", "page_number": 1, "dpi": 36 + n},
-                },
-            }
-            for n in range(100)
-        ]
-        sent = wire.write(b"".join(json.dumps(c).encode() + b"\n" for c in calls))
+        sent = wire.write(pipelined_page_images("slow", 100))
         search = serve.ask("search_pdf", {"pdf_name": "doc", "query": "hello"}, bound=60)
         waited = (
             wire.answers[serve.next][0] - wire.sent[serve.next]

@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from pdfindex.errors import ConfigError
 
@@ -220,8 +221,6 @@ _CONNINFO_VALUE = re.compile(r"'(?:[^'\\]|\\.)*'|(?!')(?:[^\s\\]|\\.)+|(?=\s|$)"
 
 def _is_secret(key: str) -> bool:
     """A parameter whose value is hidden: a secret one, or one libpq does not know."""
-    from urllib.parse import unquote
-
     name = unquote(key).strip()
     return _SECRET_KEY.fullmatch(name) is not None or name not in _LIBPQ_KEYS
 
@@ -230,8 +229,6 @@ def _url_secrets(url: str, after_scheme: int) -> list[tuple[int, int]]:
     """Where a URL's secrets are: from the first `:` after the scheme to the last `@`
     (a password holding `/ ? # @` unencoded is still all inside), and the value of each
     secret query parameter, up to the next `&` that names a libpq parameter."""
-    from urllib.parse import unquote
-
     spans = []
     colon, at = url.find(":", after_scheme), url.rfind("@")
     if after_scheme <= colon < at:

@@ -230,6 +230,24 @@ def test_valid_json_that_is_no_request_gets_invalid_request(wire: Wire) -> None:
 # -- 11: time limits from receipt; a cheap call never queues behind heavy ones ----------
 
 
+def pipelined_page_images(slug: str, count: int, first_id: int = 1000) -> bytes:
+    """`count` get_page_image requests for page 1 of `slug` (ids from `first_id`, each at
+    its own DPI so none is a cache hit of another), as the lines a client pipelines."""
+    calls = [
+        {
+            "jsonrpc": "2.0",
+            "id": first_id + n,
+            "method": "tools/call",
+            "params": {
+                "name": "get_page_image",
+                "arguments": {"document_slug": slug, "page_number": 1, "dpi": 36 + n % 100},
+            },
+        }
+        for n in range(count)
+    ]
+    return b"".join(json.dumps(call).encode() + b"\n" for call in calls)
+
+
 def test_a_search_answers_at_once_behind_200_pipelined_page_images(tmp_path: Path) -> None:
     one_pass()
     files = tmp_path / "files"
@@ -240,19 +258,7 @@ def test_a_search_answers_at_once_behind_200_pipelined_page_images(tmp_path: Pat
         server.handshake()
         server.indexed("slow", "slow to draw")
         server.indexed("doc", "hello")
-        calls = [
-            {
-                "jsonrpc": "2.0",
-                "id": 1000 + n,
-                "method": "tools/call",
-                "params": {
-                    "name": "get_page_image",
-                    "arguments": {"document_slug": "slow", "page_number": 1, "dpi": 36 + n % 100},
-                },
-            }
-            for n in range(200)
-        ]
-        sent = server.write(b"".join(json.dumps(c).encode() + b"\n" for c in calls))
+        sent = server.write(pipelined_page_images("slow", 200))
         server.call(1, "search_pdf", {"pdf_name": "doc", "query": "hello"})
         search = server.wait(1, 60)
         waited = server.answers[1][0] - server.sent[1]

@@ -111,7 +111,7 @@ def ocr_pages(
     extraction: Extraction,
     options: ExtractOptions,
     beat: Heartbeat,
-    budget_end: float | None = None,
+    budget_end: float,
 ) -> None:
     """Replace the text of image pages that have (almost) no text layer with OCR text,
     within the file's budget (`budget_end`, a time.monotonic() value): pages left when it
@@ -132,8 +132,6 @@ def ocr_pages(
         extraction.ocr_missing = wanted
         extraction.notes.append(f"ocr: {len(wanted)} page(s) without text not read: {reason}")
         return
-    if budget_end is None:
-        budget_end = time.monotonic() + options.timeout * BUDGET_SHARE
     slowest = 0.0  # seconds the slowest page took: a page is begun only if one fits
     for index, number in enumerate(wanted):
         left = budget_end - time.monotonic()

@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -29,10 +30,10 @@ _DIRECTORY_NOISE = {"modified", "attrib", "closed"}
 FOLDER_CHECK = 2.0  # seconds between two looks at which folder the files folder is
 
 
-def _identity(folder: object) -> tuple[int, int] | None:
+def _identity(folder: Path) -> tuple[int, int] | None:
     """(st_dev, st_ino) of the folder at that path now; None when there is none."""
     try:
-        info = os.stat(str(folder))
+        info = os.stat(folder)
     except OSError:
         return None
     return (info.st_dev, info.st_ino)

@@ -169,11 +169,6 @@ class ExtractionPool:
             else:
                 worker.detached = True
 
-    def reset(self) -> None:
-        """Drop the work of an abandoned run: workers still busy are replaced."""
-        for worker in [w for w in self._workers if w.job is not None]:
-            self._replace(worker)
-
     def busy(self) -> int:
         """Files being read now, by this run or (detached) for the next."""
         return sum(1 for w in self._workers if w.job is not None)

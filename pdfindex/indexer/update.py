@@ -46,8 +46,7 @@ PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FA
 TEXT, ELEMENTS_STAGE = "text", "elements"  # the two passes of a reindex, in order
 REPARSE_ROUNDS = 3  # reads of a file that changes while it is read, before it waits
 TICK_SECONDS = 0.5  # no file finished for this long: commit what is written, check stops
-QUIET, IN_FLIGHT = object(), object()  # no file finished for a tick (every file left is
-# being read: IN_FLIGHT)
+IN_FLIGHT = object()  # no file finished for a tick, and every file left is being read
 
 
 @dataclass(frozen=True)
@@ -322,7 +321,7 @@ class Indexer:
         deadline = None if interval is None else time.monotonic() + interval
         wrote = False
         for item in results:
-            if item is QUIET or item is IN_FLIGHT:
+            if item is TICK or item is IN_FLIGHT:
                 if counter.stopped():
                     return True
                 if item is IN_FLIGHT and yield_to is not None and yield_to():
@@ -466,7 +465,7 @@ class Indexer:
     def _extract(
         self, jobs: list[_Job], summary: Summary
     ) -> Generator[tuple[_Job, Extraction] | object, None, None]:
-        """Parse each job's file; QUIET or IN_FLIGHT (every file left is being read)
+        """Parse each job's file; TICK, or IN_FLIGHT (every file left is being read),
         when none finished for a tick. A file that changed while it was hashed or parsed
         (its size, mtime or inode differ from the scan's) is hashed and parsed again, never
         cached or indexed under the hash of other bytes; one that keeps changing is left
@@ -480,7 +479,7 @@ class Indexer:
                 tasks = ((job, _task(job)) for job in jobs)
                 for item in pool.run(tasks, tick=TICK_SECONDS):
                     if item is TICK:
-                        yield IN_FLIGHT if pool.busy() >= outstanding else QUIET
+                        yield IN_FLIGHT if pool.busy() >= outstanding else TICK
                         continue
                     job, extraction = item  # type: ignore[misc]
                     outstanding -= 1
