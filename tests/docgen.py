@@ -1,5 +1,6 @@
 """README blocks generated from the code: the MCP tool reference (from the server's own
-`list_tools()` and `list_resources()`) and the settings table (from `pdfindex.config`).
+`list_tools()` and `list_resources()`), the settings table (from `pdfindex.config`) and
+the CLI reference (`--help`, rendered by `tests/clidoc.py`).
 
 Each block sits between marker comments in README.md (`<!-- tools:start -->` ...
 `<!-- tools:end -->`); `tests/test_readme.py` fails when a block differs from what this
@@ -21,7 +22,8 @@ from typing import Any
 
 import anyio
 
-from pdfindex.config import DESCRIPTIONS
+from pdfindex.config import EVERY_COMMAND, SETTINGS, Setting
+from tests.clidoc import render_cli
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -172,7 +174,7 @@ def _returns(output_schema: dict[str, Any] | None) -> str:
 
 
 def render_tool(tool: Any) -> str:
-    from pdfindex.server import ERROR_FORMS, TOOL_ERROR
+    from pdfindex.server.errors import ERROR_FORMS, TOOL_ERROR
 
     schema = tool.input_schema or {}
     text = f"{_first_paragraph(tool.description)} *{_hints(tool.annotations)}*"
@@ -209,44 +211,23 @@ def render_tools() -> str:
 # -- the settings table ------------------------------------------------------------
 
 
-def _literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-def _default(entry: Any) -> Any:
-    """A field's default, whether the table holds (default, type) pairs or field objects."""
-    return entry[0] if isinstance(entry, tuple) else entry.default
+def _flag(row: Setting) -> str:
+    if not row.flag:
+        return "—"
+    return f"`{row.option}`" if row.flag == EVERY_COMMAND else f"`{row.flag} {row.option}`"
 
 
 def setting_rows() -> list[tuple[str, str, str, str, str]]:
-    """(setting, flag, environment, default, help) for the root and each field."""
-    from pdfindex.cli import main
-    from pdfindex.config import DEFAULTS, ENV_PREFIX
-
-    flags = {p.name for p in main.params}
-    only = {  # options of one command: shown with it
-        p.name: command for command, cmd in main.commands.items() for p in cmd.params
-    }
-    fields = {"root": "current directory"} | {
-        name: _literal(_default(entry)) for name, entry in DEFAULTS.items()
-    }
+    """(setting, flag, environment, default, help): the settings table, pdfindex.config."""
     return [
         (
-            name,
-            f"`--{name.replace('_', '-')}`"
-            if name in flags
-            else f"`{only[name]} --{name.replace('_', '-')}`"
-            if name in only
-            else "—",
-            f"`{ENV_PREFIX}{name.upper()}`",
-            default if name == "root" else f"`{default}`",
-            DESCRIPTIONS.get(name, ""),
+            row.name,
+            _flag(row),
+            f"`{row.env}`",
+            row.shown_default if row.name == "root" else f"`{row.shown_default}`",
+            row.help,
         )
-        for name, default in fields.items()
+        for row in SETTINGS.values()
     ]
 
 
@@ -261,7 +242,11 @@ def render_settings() -> str:
 
 # -- the README blocks --------------------------------------------------------------
 
-BLOCKS: dict[str, Callable[[], str]] = {"settings": render_settings, "tools": render_tools}
+BLOCKS: dict[str, Callable[[], str]] = {
+    "settings": render_settings,
+    "tools": render_tools,
+    "cli": render_cli,  # tests/clidoc.py
+}
 
 
 def markers(name: str) -> tuple[str, str]:

@@ -1,8 +1,10 @@
 """The README is generated from the code where it can be, and tested against it where it
-cannot: the tool reference and the settings table are rendered by `tests/docgen.py`;
-every CLI command, tool and resource is named; every local link leads somewhere.
+cannot: the tool reference, the settings table and the CLI reference (`--help`) are
+rendered by `tests/docgen.py`; its shell examples run through the real CLI
+(`tests/clidoc.py` says how); every CLI command, tool and resource is named; every local
+link leads somewhere.
 
-When the tools or settings change, refresh the generated blocks with
+When the tools, settings or CLI options change, refresh the generated blocks with
 
     python -m tests.docgen                         # or
     UPDATE_README=1 pytest tests/test_readme.py
@@ -10,16 +12,19 @@ When the tools or settings change, refresh the generated blocks with
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from pdfindex.cli import main
-from pdfindex.config import DEFAULTS, DESCRIPTIONS
-from tests import docgen
+from pdfindex.config import SETTINGS, Settings
+from tests import clidoc, docgen, pdfgen
 
 # Read at import: the autouse fixture of conftest.py isolates the environment per test.
 UPDATE = os.environ.get("UPDATE_README", "") not in ("", "0")
@@ -70,9 +75,10 @@ def test_every_tool_and_resource_is_in_the_readme(listing: tuple[list, list]) ->
 
 
 def test_every_setting_is_described() -> None:
-    assert set(DESCRIPTIONS) == {"root", *DEFAULTS}, (
-        "describe each setting in pdfindex.config.DESCRIPTIONS"
-    )
+    declared = {f.name for f in dataclasses.fields(Settings)} - {"sources"}
+    assert set(SETTINGS) == declared, "declare each Settings field with config.setting()"
+    for row in SETTINGS.values():
+        assert row.help.strip(), f"{row.name} has no help text"
 
 
 def test_the_two_commands_come_first() -> None:
@@ -117,3 +123,73 @@ def test_in_page_anchors_exist() -> None:
     }
     for anchor in re.findall(r"\]\(#([^)]+)\)", text):
         assert anchor in headings, f"README.md links to #{anchor}, which no heading makes"
+
+
+# -- the shell examples -------------------------------------------------------------
+
+REPO = docgen.README.parent
+LONG_RUNNING = {"serve", "watch"}  # they wait on stdin or run until stopped
+EXAMPLE_TIMEOUT = 120  # seconds for one command
+
+
+def test_every_shell_example_runs_or_says_why_not() -> None:
+    """Each not-tested marker sits on a shell block and gives a reason; every command that
+    ends by itself is run by some example."""
+    text = docgen.README.read_text(encoding="utf-8")
+    examples = clidoc.examples(text)
+    skipped = [e for e in examples if e.skip is not None]
+    assert len(clidoc.MARKER.findall(text)) == len(skipped), (
+        "a not-tested marker is not on the line just above a sh, bash or console fence"
+    )
+    for example in skipped:
+        assert example.skip.strip(), f"README.md line {example.line}: say why it is not tested"
+    for example in examples:
+        if example.language == "console":
+            assert example.body.startswith(clidoc.PROMPT), (
+                f"README.md line {example.line}: a console block starts with `$ `"
+            )
+    commands = " ".join(c for e in examples if e.skip is None for c, _ in e.steps())
+    for name in set(main.commands) - LONG_RUNNING:
+        assert f"pdfindex {name}" in commands, f"no README example runs `pdfindex {name}`"
+
+
+def _sample_project(folder: Path) -> tuple[Path, dict[str, str]]:
+    """A project root holding the sample PDFs that `files/` ships, and the environment of a
+    user there: `pdfindex` on PATH runs this checkout with this interpreter, and no
+    PDFINDEX_* setting is set."""
+    root = folder / "project"
+    pdfgen.main(["samples", str(root / "files")])
+    shim = folder / "bin" / "pdfindex"
+    shim.parent.mkdir()
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pdfindex "$@"\n')
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}
+    paths = [shim.parent, Path(sys.executable).parent, env.get("PATH", "")]
+    env["PATH"] = os.pathsep.join(map(str, paths))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    return root, env
+
+
+def test_shell_examples_run_in_a_sample_project(tmp_path: Path) -> None:
+    """The README's runnable examples, in order, in one project (they build on each
+    other): each command exits 0 and prints the lines the README shows."""
+    root, env = _sample_project(tmp_path)
+    for example in clidoc.examples(docgen.README.read_text(encoding="utf-8")):
+        if example.skip is not None:
+            continue
+        for command, shown in example.steps():
+            done = subprocess.run(
+                ["bash", "-e", "-c", command],
+                cwd=root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=EXAMPLE_TIMEOUT,
+            )
+            where = f"README.md line {example.line}: `{command.strip()}`"
+            printed = done.stdout[-4000:]
+            assert done.returncode == 0, f"{where} exited {done.returncode}:\n{printed}"
+            missing = clidoc.first_missing(shown, done.stdout)
+            assert missing is None, f"{where} did not print\n  {missing}\nit printed:\n{printed}"
