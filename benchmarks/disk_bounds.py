@@ -80,6 +80,7 @@ def structured(answer: Any) -> dict[str, Any]:
 def run_calls(root: Path, calls: int, overrides: dict[str, Any], every: dict[str, int]) -> dict:
     """`calls` tool calls through the server's functions; the largest disk figures seen."""
     from pdfindex import server
+    from pdfindex.server import tools as declared
 
     files = root / "files"
     files.mkdir(parents=True)
@@ -113,7 +114,7 @@ def run_calls(root: Path, calls: int, overrides: dict[str, Any], every: dict[str
         def call(tool: str, **arguments: Any) -> Any:
             nonlocal made
             began = time.perf_counter()
-            answer = getattr(server, tool)(**arguments, ctx=ctx)
+            answer = getattr(declared, tool)(**arguments, ctx=ctx)
             call_seconds.setdefault(tool, []).append(time.perf_counter() - began)
             made += 1
             return answer

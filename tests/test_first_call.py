@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from pdfindex import __version__
-from pdfindex.server import crash_message
+from pdfindex.server.errors import crash_message
 from tests import pdfgen
 from tests.conftest import make_settings
 from tests.mcpclient import InMemory, open_app, text_of

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 from typing_extensions import is_typeddict
 
-from pdfindex.server import TOOLS
+from pdfindex.server.tools import TOOLS
 from pdfindex.tools import results
 from tests import pdfgen
 from tests.conftest import make_settings

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from mcp.types import CallToolResult
 
+from pdfindex.tools import catalog, files, outcomes, pending
 from tests import pdfgen
 from tests.conftest import make_settings
 from tests.mcpclient import InMemory, open_app
@@ -268,3 +269,25 @@ def test_resources(tools: InMemory) -> None:
         "value": 20000,
         "source": "flag --max-response-chars",
     }
+
+
+def test_the_rules_behind_the_declarations_need_no_mcp(tools: InMemory) -> None:
+    """Which seed answers are failures, get_document_info's one-of check and search_pdf's
+    wait for a pending file are plain functions of pdfindex.tools."""
+    index, live = tools.app.index, tools.app.live
+    found = pending.search_pdf(index, live, "multi", "attention")
+    assert found["query_exists"], found
+    assert not outcomes.search_pdf_failed(found)
+    missing = pending.search_pdf(index, live, "no_such_pdf", "attention")
+    assert not missing["file_exists"]
+    assert "not found" in missing["error"]
+    assert outcomes.search_pdf_failed(missing)
+    partial = files.read_pdf(index, [{"path": "multi.pdf"}, {"path": "missing.pdf"}])
+    assert not outcomes.read_pdf_failed(partial)  # one source read: not a failure
+    assert outcomes.read_pdf_failed(files.read_pdf(index, [{"path": "missing.pdf"}]))
+    neither = catalog.get_document_info(index, None, None)
+    assert outcomes.seed002_failed(neither)
+    assert neither["details"]["parameter"] == "document_id"
+    by_id = catalog.get_document_info(index, None, "multi")
+    assert not outcomes.seed002_failed(by_id)
+    assert by_id["slug"] == "multi"

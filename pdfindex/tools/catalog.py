@@ -21,6 +21,7 @@ from pdfindex.search.ranked import ranked_elements
 from pdfindex.search.understand import understand
 from pdfindex.tools import names
 from pdfindex.tools.budget import cap_text
+from pdfindex.tools.outcomes import error
 from pdfindex.tools.results import (
     DocumentInfoResult,
     FindDocumentResult,
@@ -29,6 +30,8 @@ from pdfindex.tools.results import (
 
 SORT_KEYS = ("title", "date_added", "page_count")
 ELEMENTS_IN_SEARCH = 3  # elements search_documents adds after the pages
+DOCUMENT = "its slug ('a_b'), its path under the files folder ('a/b.pdf') or that path "
+DOCUMENT += "without extension ('a/b')."
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -97,6 +100,21 @@ def shorten(text: str, most: int) -> str:
     """Whitespace collapsed to single spaces, cut to `most` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
+
+
+def get_document_info(
+    index: PdfIndex, document_slug: str | None, document_id: str | None
+) -> DocumentInfoResult:
+    """get_document_info by seed 004's document_slug or seed 002's document_id; with
+    neither, seed 002's ValidationError (a signature cannot require one of two)."""
+    slug = document_slug or document_id
+    if not slug:
+        return error(
+            "ValidationError",
+            "Error: give document_slug or document_id.",
+            {"parameter": "document_id", "expected": DOCUMENT, "received": None},
+        )
+    return document_info(index, slug)
 
 
 def document_info(index: PdfIndex, slug: str) -> DocumentInfoResult:

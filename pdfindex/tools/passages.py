@@ -17,17 +17,19 @@ from pdfindex.api import PdfIndex
 from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import OK
-from pdfindex.query import Node, Or, Term, any_of, query_words, words
+from pdfindex.names import NAMING
+from pdfindex.query import Node, Or, Term, any_of
 from pdfindex.search import understand as understanding
-from pdfindex.search.language import STOP_WORDS
+from pdfindex.text.stopwords import STOP_WORDS
+from pdfindex.text.words import query_words, words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.catalog import human_size
-from pdfindex.tools.names import NAMING, resolve_file
+from pdfindex.tools.names import resolve_file
+from pdfindex.tools.outcomes import error
 from pdfindex.tools.results import (
     ListSessionsResult,
     ProcessDocumentResult,
     QueryDocumentsResult,
-    Seed002Error,
 )
 from pdfindex.tools.sessions import MAX_PAGE_SIZE, PAGE_SIZE, SessionStore
 
@@ -36,23 +38,6 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=。)\s*")
 CITED_BOOST = 1.25
 EARLIER_QUERY_WEIGHT = 0.3
 ACTIVE_SECONDS = 3600  # a session used within the last hour counts as active
-
-
-def error(kind: str, message: str, details: dict[str, Any] | None = None) -> Seed002Error:
-    """Seed 002's error shape: `details` says which argument was wrong ({parameter,
-    expected, received}) when one was; the request id is also in the session log."""
-    return {
-        "status": "error",
-        "error": kind,
-        "message": message,
-        "details": details or {},
-        "timestamp": iso_now(),
-        "request_id": str(uuid.uuid4()),
-    }
-
-
-def iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def iso(timestamp: float | None) -> str | None:

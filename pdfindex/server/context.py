@@ -1,0 +1,55 @@
+"""What every tool reads (AppContext: the open index, its live updater, query_documents
+sessions) and how a call finds it in its MCP context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcp.server.mcpserver import Context
+
+from pdfindex.api import PdfIndex
+from pdfindex.config import Settings
+from pdfindex.indexer.live import LiveIndex
+from pdfindex.tools.sessions import SessionStore
+
+
+@dataclass
+class AppContext:
+    """What every tool reads: the open index, its live updater, query_documents sessions."""
+
+    index: PdfIndex
+    live: LiveIndex
+    sessions: SessionStore
+
+    @classmethod
+    def open(cls, settings: Settings, watch: bool = True) -> AppContext:
+        """Open the index and start its writer thread (catch-up scan, then the watcher)."""
+        index = PdfIndex(settings, rebuild=False)  # a damaged index refills in the background
+        semantic = index.semantic  # semantic = true without its extra: one line, at once
+        # Pages are embedded in the background after the start-up scan and each commit.
+        embed = (lambda _summary: semantic.start()) if semantic is not None else None
+        live = index.live(watch=watch, on_summary=embed)
+        return cls(index, live, SessionStore.for_settings(settings))
+
+    def start(self) -> AppContext:
+        self.live.start()
+        return self
+
+    def close(self) -> None:
+        self.live.close()
+        self.index.close()
+
+
+def app_of(ctx: Context) -> AppContext:
+    """The lifespan context, at once: tools answer from what is indexed now, even while
+    the start-up scan runs (get_library_status says how far it is)."""
+    app: AppContext = ctx.request_context.lifespan_context
+    return app
+
+
+def settings_of(ctx: Context | None) -> Settings | None:
+    """The open index's settings, without waiting for anything (None outside a call)."""
+    try:
+        return ctx.request_context.lifespan_context.index.settings  # type: ignore[union-attr]
+    except (AttributeError, LookupError, ValueError):
+        return None
