@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from pdfindex.api import PdfIndex
 from pdfindex.cli import main
-from pdfindex.query import Phrase, Term, cjk_runs, is_cjk, parse, query_words, words
+from pdfindex.query import Phrase, Term, parse
 from pdfindex.search.exact import exact_search
 from pdfindex.search.understand import understand
+from pdfindex.text.words import cjk_runs, is_cjk, query_words, words
 from pdfindex.tools.catalog import search_documents
 from pdfindex.tools.exact import search_pdf
 from pdfindex.tools.fuzzy import fuzzy_search

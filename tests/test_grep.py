@@ -11,9 +11,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.api import PdfIndex
-from pdfindex.query import words
 from pdfindex.search.regexwords import required_words
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
+from pdfindex.text.words import words
 from pdfindex.tools.grep import (
     _hopeful_lines,
     _line_counter,

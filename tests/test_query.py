@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from whoosh.qparser import AndGroup, FuzzyTermPlugin, OrGroup, QueryParser
 
 from pdfindex.cli import main
+from pdfindex.config import index_settings
 from pdfindex.engine import Engine, embedded_engines, open_engine
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
 from pdfindex.query import And, Fuzzy, Not, Or, Phrase, Prefix, Term, parse
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 from tests import pdfgen
 
 
@@ -123,7 +124,7 @@ PAGES = [
 
 
 def _filled(folder: Path, name: str) -> Engine:
-    engine = open_engine(folder, name)
+    engine = open_engine(index_settings(folder, name))
     with engine.writer(timeout=5) as writer:
         for n in range(0, len(PAGES), 2):
             pages = PAGES[n : n + 2]

@@ -20,7 +20,8 @@ from pdfindex.extract.adapters import get_adapter
 from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.cache import ExtractionCache
 from pdfindex.extract.text import TEXT_VERSION, normalize_text
-from pdfindex.search.language import STOP_WORDS, guess_language
+from pdfindex.text.language import guess_language
+from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.tools.exact import search_pdf
 from tests.brute import brute_force
 from tests.conftest import make_settings

@@ -9,17 +9,17 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.errors import InvalidQuery
-from pdfindex.query import normalize_query, words
 from pdfindex.search.textmatch import (
     compile_query,
     find_spans,
     fold,
-    index_text,
     required_phrases,
     required_prefixes,
     required_terms,
     to_original,
 )
+from pdfindex.text.index import index_text
+from pdfindex.text.words import normalize_query, words
 from tests.brute import brute_force
 
 ALPHABET = "abcAB xyz019.+-_,;:()'\n\t\r\u00ad\u2010ßİﬁéΣσ"

@@ -15,13 +15,14 @@ from click.testing import CliRunner
 
 from pdfindex.api import PdfIndex
 from pdfindex.cli import main
+from pdfindex.config import index_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
 from pdfindex.query import And, Or, Stem, Term, parse
 from pdfindex.search import understand
 from pdfindex.search.ranked import ranked_search
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 from pdfindex.tools.catalog import search_documents
 from pdfindex.tools.passages import query_documents
 from pdfindex.tools.sessions import SessionStore
@@ -203,7 +204,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory, index_engine: str) -> Itera
         "Margin margin margin: the margin note and the margin rule.",
         "Colour of text.",
     ]
-    opened = open_engine(tmp_path_factory.mktemp("coord"), index_engine)
+    opened = open_engine(index_settings(tmp_path_factory.mktemp("coord"), index_engine))
     record = FileRecord("a.pdf", "a", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
     with opened.writer(timeout=5) as writer:
         writer.add_file(record, pages, [index_text(p) for p in pages])

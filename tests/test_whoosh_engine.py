@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from whoosh import query as wq
 
+from pdfindex.config import index_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.engine.whoosh.common import COMMON_SHARE, split_question
 from pdfindex.engine.whoosh.storage import _View
 from pdfindex.models import FileRecord
-from pdfindex.query import parse, words
-from pdfindex.search.textmatch import index_text
+from pdfindex.query import parse
+from pdfindex.text.index import index_text
+from pdfindex.text.words import words
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +57,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Engine, 
     """A Whoosh index of several segments with deleted pages (a file replaced), and the
     page texts it holds: {(path, page): text}."""
     rng = random.Random(11)
-    engine = open_engine(tmp_path_factory.mktemp("whoosh"), "whoosh")
+    engine = open_engine(index_settings(tmp_path_factory.mktemp("whoosh"), "whoosh"))
     texts: dict[tuple[str, int], str] = {}
 
     def add(writer: object, path: str, pages: list[str], replace: bool = False) -> None:
@@ -193,7 +195,7 @@ def test_the_view_reads_like_a_file() -> None:
 def test_a_searcher_reads_the_index_in_place(tmp_path: Path) -> None:
     """Whoosh copied every part of a segment it opened (terms, postings, stored text)
     into memory: the searcher of a 48,000-page index held ~450 MB."""
-    engine = open_engine(tmp_path, "whoosh")
+    engine = open_engine(index_settings(tmp_path, "whoosh"))
     rng = random.Random(5)
     pages = [" ".join(f"w{rng.randint(0, 5000)}" for _ in range(300)) for _ in range(800)]
     with engine.writer(timeout=5) as writer:
@@ -201,7 +203,7 @@ def test_a_searcher_reads_the_index_in_place(tmp_path: Path) -> None:
     engine.close()
     size = sum(f.stat().st_size for f in (tmp_path / "whoosh").iterdir())
     assert size > 4_000_000
-    engine = open_engine(tmp_path, "whoosh")
+    engine = open_engine(index_settings(tmp_path, "whoosh"))
     tracemalloc.start()
     try:
         found = engine.ranked(parse("w17 OR w4000"), limit=10)

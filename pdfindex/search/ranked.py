@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pdfindex.engine import Engine, RankedPages
 from pdfindex.errors import InvalidQuery
-from pdfindex.models import PageHit
-from pdfindex.query import Node, Phrase, Term, is_cjk, leaves, parse, words_regex
+from pdfindex.models import ElementRecord, PageHit
+from pdfindex.query import Node, Phrase, Term, leaves, parse
 from pdfindex.search.exact import MAX_LIMIT, check_range
 from pdfindex.search.understand import understand
+from pdfindex.text.words import is_cjk, words_regex
 
 
 def ranked_search(
@@ -72,7 +72,7 @@ def ranked_elements(
     kind: str | None = None,
     slug: str | None = None,
     captions_only: bool = False,
-) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+) -> tuple[int, list[tuple[ElementRecord, float]]]:
     """Figures, tables and equations whose label and caption (and, unless
     `captions_only`, the text around them) match; no word is required, more words rank
     higher (`pdfindex.search.understand`). Returns (total, [(element, score)])."""

@@ -15,20 +15,14 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from pdfindex.query import is_cjk, normalize_query, words
+from pdfindex.text.index import HYPHENS, LINE_BREAK
+from pdfindex.text.words import is_cjk, normalize_query, words
 
-HYPHENS = "-\u00ad\u2010"
 _HYPHEN_CHARS = tuple(HYPHENS)
-_LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
-_HYPHEN_BREAK = f"(?:[{HYPHENS}]{_LINE_BREAK})?"
-_CJK_BREAK = f"(?:[{HYPHENS}]?{_LINE_BREAK})?"  # between two CJK characters
-# (?<!\w): a match starts at a word's start only, so a 200,000-letter word costs one pass
-_JOINABLE = re.compile(rf"(?<!\w)\w+(?:[{HYPHENS}]{_LINE_BREAK}\w+)+")
-_BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{_LINE_BREAK}")
-_WORD = re.compile(r"\w+")
+_HYPHEN_BREAK = f"(?:[{HYPHENS}]{LINE_BREAK})?"
+_CJK_BREAK = f"(?:[{HYPHENS}]?{LINE_BREAK})?"  # between two CJK characters
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
 _LAST_ASCII_WORD = re.compile(r"(?<!\w)[A-Za-z0-9_]+\Z")
-_MAX_JOIN_PARTS = 8
 
 
 def fold(text: str) -> tuple[str, list[int] | None]:
@@ -79,7 +73,7 @@ def compile_query(query: str) -> re.Pattern[str]:
             parts.append(_CJK_BREAK if is_cjk(previous) and is_cjk(char) else _HYPHEN_BREAK)
         parts.append(re.escape(char))
         if char == "-":
-            parts.append(f"(?:{_LINE_BREAK})?")
+            parts.append(f"(?:{LINE_BREAK})?")
         previous = char
     return re.compile("".join(parts))
 
@@ -162,22 +156,3 @@ def required_prefixes(query: str, min_length: int = 3) -> list[str]:
 
 def _is_boundary(char: str) -> bool:
     return char.isascii() and not (char.isalnum() or char == "_")
-
-
-def index_text(page_text: str) -> str:
-    """What gets tokenised for a page: words split by line-end hyphens are re-joined in
-    place (so phrases see `architecture`), and their parts and partial joins (runs of 2..8
-    parts) are appended, so term narrowing never drops a page the text scan would match."""
-    extras: list[str] = []
-
-    def join(match: re.Match[str]) -> str:
-        parts = _BREAK_IN_WORD.split(match.group())
-        extras.extend(parts)
-        for first in range(len(parts)):
-            for last in range(first + 2, min(len(parts), first + _MAX_JOIN_PARTS) + 1):
-                if (first, last) != (0, len(parts)):
-                    extras.append("".join(parts[first:last]))
-        return "".join(parts)
-
-    joined = _JOINABLE.sub(join, page_text)
-    return joined + "\n" + " ".join(extras) if extras else page_text

@@ -16,29 +16,13 @@ import re
 from dataclasses import replace
 
 from pdfindex.errors import InvalidQuery, QueryTooLarge
-from pdfindex.query import (
-    ENGLISH_FUNCTION_WORDS,
-    And,
-    Node,
-    Or,
-    Stem,
-    Term,
-    any_of,
-    cjk_runs,
-    is_cjk,
-    normalize_query,
-    parse,
-    query_words,
-    run_nodes,
-)
-from pdfindex.search.language import FUNCTION_WORDS
+from pdfindex.query import And, Node, Or, Stem, Term, any_of, parse, run_nodes
+from pdfindex.text.stopwords import FUNCTION_WORDS
+from pdfindex.text.words import cjk_runs, is_cjk, normalize_query, query_words
 
 # What makes a query explicit syntax rather than natural language.
 _SYNTAX = re.compile(r'["()~*^]|(?<!\S)(?:AND|OR|NOT)(?!\S)')
 
-# English function words (pdfindex.query, where the postgres engine's word pairs read
-# them too).
-ENGLISH = ENGLISH_FUNCTION_WORDS
 COORD = 1.5  # what each query word a page holds adds to its BM25 score (tuned, README)
 STEM_WEIGHT = 0.5  # a word's stem ranks at this weight next to the word itself (tuned)
 # A query starting with one of these is a question, with or without its '?'.
@@ -57,9 +41,10 @@ def is_natural(text: str) -> bool:
 
 
 def function_words(found: list[str]) -> frozenset[str]:
-    """The function words of the query's language: English, unless another language the
-    language guess knows has more of its function words among the query's words."""
-    best, hits = ENGLISH, sum(w in ENGLISH for w in found)
+    """The function words of the query's language (pdfindex.text.stopwords): English,
+    unless another language has more of its function words among the query's words."""
+    best = FUNCTION_WORDS["en"]
+    hits = sum(w in best for w in found)
     for table in FUNCTION_WORDS.values():
         count = sum(w in table for w in found)
         if count > hits:

@@ -16,10 +16,11 @@ import numpy as np
 
 from pdfindex.engine import Engine, RankedPages
 from pdfindex.models import PageHit
-from pdfindex.query import Node, normalize_query
+from pdfindex.query import Node
 from pdfindex.search.ranked import ranked_pages, snippet
 from pdfindex.search.understand import content_words, is_natural, is_sentence
 from pdfindex.semantic.library import Semantic
+from pdfindex.text.words import normalize_query
 
 MODES = ("rerank", "rrf")
 MODE = "rrf"

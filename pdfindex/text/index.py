@@ -1,0 +1,34 @@
+"""What the index tokenises for a page, and the line-end hyphenation rule it shares with
+exact search (pdfindex.search.textmatch): a word hyphenated at a line end
+(`architec-\\nture`) is the unbroken word.
+"""
+
+from __future__ import annotations
+
+import re
+
+HYPHENS = "-\u00ad\u2010"
+LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
+# (?<!\w): a match starts at a word's start only, so a 200,000-letter word costs one pass
+_JOINABLE = re.compile(rf"(?<!\w)\w+(?:[{HYPHENS}]{LINE_BREAK}\w+)+")
+_BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{LINE_BREAK}")
+_MAX_JOIN_PARTS = 8
+
+
+def index_text(page_text: str) -> str:
+    """What gets tokenised for a page: words split by line-end hyphens are re-joined in
+    place (so phrases see `architecture`), and their parts and partial joins (runs of 2..8
+    parts) are appended, so term narrowing never drops a page the text scan would match."""
+    extras: list[str] = []
+
+    def join(match: re.Match[str]) -> str:
+        parts = _BREAK_IN_WORD.split(match.group())
+        extras.extend(parts)
+        for first in range(len(parts)):
+            for last in range(first + 2, min(len(parts), first + _MAX_JOIN_PARTS) + 1):
+                if (first, last) != (0, len(parts)):
+                    extras.append("".join(parts[first:last]))
+        return "".join(parts)
+
+    joined = _JOINABLE.sub(join, page_text)
+    return joined + "\n" + " ".join(extras) if extras else page_text
