@@ -16,7 +16,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
 
 # cli > server > tools > api > indexer | semantic > search | convert > engine | elements > extract >
-# layout > workers > query | models | config | paths | logs | memory | deadline > errors
+# layout > workers > names > query | models | config | paths | logs | memory | deadline >
+# text > errors
 LAYERS: list[list[str]] = [
     ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
     ["cli"],
@@ -29,7 +30,9 @@ LAYERS: list[list[str]] = [
     ["extract"],
     ["layout"],
     ["workers"],  # killable processes for one call (rendering, conversion)
+    ["names"],  # the one document resolver and did-you-mean list of every front
     ["query", "models", "config", "paths", "logs", "memory", "deadline"],
+    ["text"],  # word rules, function words, index_text: below the query parser that uses them
     ["errors"],
 ]
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 
 from pdfindex import models
-from pdfindex.api import PdfIndex, close_matches
+from pdfindex.api import PdfIndex
 from pdfindex.errors import DocumentNotFound
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK, Extraction
 from pdfindex.extract.cache import ExtractionCache
+from pdfindex.names import SUGGESTIONS, close_matches, closest
 from pdfindex.tools import catalog, names, passages
 from pdfindex.tools.sessions import SessionStore
 from tests.conftest import make_settings
@@ -100,8 +101,13 @@ def old_stats(index: PdfIndex) -> dict[str, Any]:
     }
 
 
-def old_similar(index: PdfIndex, name: str, most: int = 3) -> list[str]:
-    """PdfIndex.similar_documents as it was: difflib over every spelling of every record."""
+def similar(index: PdfIndex, name: str) -> list[str]:
+    """The paths of the closest names an unknown `name` gets (CLI and tools alike)."""
+    return [record.path for record in closest(index, name)]
+
+
+def old_similar(index: PdfIndex, name: str, most: int = SUGGESTIONS) -> list[str]:
+    """`similar` worked out from scratch: difflib over every spelling of every record."""
     key = name.strip().lower().removesuffix(".pdf")
     spellings: dict[str, str] = {}
     for record in index.engine.catalog().values():
@@ -129,7 +135,7 @@ def test_repeated_calls_decode_no_record(
     sessions = SessionStore(tmp_path / "sessions")
     status = catalog.library_status(index, "off", False, None)
     answers = {name: unknown_answer(index, name) for name in UNKNOWN}
-    close = {name: index.similar_documents(name) for name in UNKNOWN}
+    close = {name: similar(index, name) for name in UNKNOWN}
     assert decoded.count == FILES + EMPTY_FILES
     for _ in range(3):
         assert index.stats() == first
@@ -138,7 +144,7 @@ def test_repeated_calls_decode_no_record(
             == (status.split("\nChecked at")[0])
         )
         assert {name: unknown_answer(index, name) for name in UNKNOWN} == answers
-        assert {name: index.similar_documents(name) for name in UNKNOWN} == close
+        assert {name: similar(index, name) for name in UNKNOWN} == close
         found = passages.query_documents(index, sessions, "margins of the notes")
         assert found["status"] == "success"
         with pytest.raises(DocumentNotFound):
@@ -148,6 +154,9 @@ def test_repeated_calls_decode_no_record(
     expected = old_stats(index)
     assert {key: first[key] for key in expected} == expected
     assert close == {name: old_similar(index, name) for name in UNKNOWN}
+    for name, paths in close.items():  # the tools name the same ones, in the same order
+        listed = [answers[name].index(f"({path})") for path in paths]
+        assert listed == sorted(listed), (name, answers[name])
     assert "note000123" in answers["note000123x"]  # the closest names are named
 
 
@@ -189,7 +198,7 @@ def test_answers_follow_a_commit(tmp_path: Path) -> None:
         assert [p["path"] for p in after["problems"]] == ["part000/note000003.txt"]
         assert after["last_update"] >= before["last_update"]
         assert names.find_document(index, "extra/later").path == "extra/later.md"
-        assert "note000004" not in " ".join(index.similar_documents("part000/note000004"))
+        assert "note000004" not in " ".join(similar(index, "part000/note000004"))
         assert index.find_record("extra/later").slug == "extra_later"
         fresh = PdfIndex(make_settings(root))  # another process, reading it all anew
         try:

@@ -7,7 +7,8 @@ from typing import Any
 
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
-from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED
+from pdfindex.models import FileStatus
+from pdfindex.names import lookup, unreadable
 from pdfindex.search.exact import MAX_CONTEXT, check_range, exact_search
 from pdfindex.tools import names
 from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
@@ -29,7 +30,7 @@ def search_pdf(
             "pdf_name is empty: give a file name under the files folder, without .pdf"
         )
     with names.file_system(name):
-        record = names.lookup(index, name)  # path, path without .pdf, or slug
+        record = lookup(index, name)  # path, path without extension, or slug
         result: dict[str, Any] = {
             "file_exists": record is not None or names.on_disk(index, name) is not None,
             "query_exists": False,
@@ -40,11 +41,10 @@ def search_pdf(
     if record is None:
         result["error"] = NOT_INDEXED
         return result
-    if record.status in (FAILED, ENCRYPTED):
-        result["error"] = f"Failed to parse PDF: {record.error}"
-        return result
-    if record.status == EMPTY:
-        result["error"] = f"No text in PDF: {record.error}"
+    why = unreadable(record, empty=True)
+    if why is not None:  # seed 000's words first, then the one wording of the cause
+        seed = "No text in PDF" if record.status == FileStatus.EMPTY else "Failed to parse PDF"
+        result["error"] = f"{seed}: {why}"
         return result
     matches, _more = exact_search(
         index.engine, query, slug=record.slug, limit=topk, context_length=context_length

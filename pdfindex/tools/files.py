@@ -9,8 +9,9 @@ from pdfindex.errors import InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.indexer.scan import scan_folder
+from pdfindex.names import NAMING
 from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
-from pdfindex.tools.names import NAMING, find_document, readable, resolve_scope
+from pdfindex.tools.names import find_document, readable, resolve_scope
 from pdfindex.tools.results import ListSearchableFilesResult, ReadPdfResult, ReadPdfSource
 
 PENDING = "pending"  # on disk, not (or not yet in its current state) in the index

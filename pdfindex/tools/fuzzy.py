@@ -19,13 +19,13 @@ from rapidfuzz.distance import OSA
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.engine import PageCandidates
-from pdfindex.errors import InvalidQuery
+from pdfindex.errors import InvalidQuery, SourceUnreachable
 from pdfindex.extract.adapters import adapter_name_for
-from pdfindex.indexer.sources import SourceUnreachable
-from pdfindex.query import is_cjk, normalize_query, words, words_regex
+from pdfindex.names import lookup
+from pdfindex.text.words import is_cjk, normalize_query, words, words_regex
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
-from pdfindex.tools.names import lookup, resolve_scope
+from pdfindex.tools.names import resolve_scope
 from pdfindex.tools.results import FuzzySearchResult
 
 BATCH_NOTE = (

@@ -1,6 +1,6 @@
-"""One naming rule for every tool: a document is its path under the files folder
-(`a/b.pdf`), that path without extension (`a/b`) or its slug (`a_b`); an unknown name
-gets the closest known ones in its error.
+"""The tools' side of naming. The rule itself (a path, the path without extension, a
+slug; the closest names; why a file cannot be read) is pdfindex.names, which the CLI
+uses too; here are the tools' wordings of it and the files on disk not indexed (yet).
 
 Every name first goes through `PdfIndex.resolve` (pdfindex.paths.resolve_inside), so
 whatever a name looks like, nothing outside the files folder is ever looked at. In a
@@ -16,19 +16,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from rapidfuzz import fuzz, process
-
 from pdfindex.api import PdfIndex
-from pdfindex.errors import DocumentNotFound, EncryptedDocument, InvalidQuery, PdfIndexError
+from pdfindex.errors import (
+    DocumentNotFound,
+    EncryptedDocument,
+    InvalidQuery,
+    PdfIndexError,
+    SourceUnreachable,
+)
 from pdfindex.extract.adapters import supported_extensions
-from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, OK
-from pdfindex.indexer.sources import SourceUnreachable
-from pdfindex.models import FileRecord
-from pdfindex.paths import base_slug
-
-SUGGESTIONS = 5
-MIN_SCORE = 50  # rapidfuzz WRatio, 0-100: below this a name is not "close"
-NAMING = "a path ('a/b.pdf'), the path without extension ('a/b') or a slug ('a_b')"
+from pdfindex.models import FileRecord, FileStatus
+from pdfindex.names import NAMING, closest, lookup, unreadable
 
 
 @contextmanager
@@ -70,42 +68,10 @@ def find_document(index: PdfIndex, name: str | None) -> FileRecord:
 def readable(record: FileRecord) -> FileRecord:
     """`record`, if its text could be read; a failed or encrypted file says so (it has no
     pages to ask for, so a page number would only get a confusing range error)."""
-    if record.status == ENCRYPTED:
-        cause = record.error or "a password is needed"
-        raise EncryptedDocument(f"'{record.slug}' ({record.path}) is encrypted: {cause}")
-    if record.status not in (OK, EMPTY):
-        raise PdfIndexError(
-            f"'{record.slug}' ({record.path}) could not be read when indexed "
-            f"({record.status}): {record.error}"
-        )
-    return record
-
-
-def lookup(index: PdfIndex, key: str) -> FileRecord | None:
-    """The indexed document named `key` by path, path without extension or slug."""
-    rel = index.library_path(key)  # refuses anything outside the files folder
-    engine = index.engine
-    if rel != ".":
-        for candidate in (rel, rel + ".pdf"):
-            record = engine.record(candidate)
-            if record is not None:
-                return record
-    slugs = [key.lower()] + ([base_slug(key)] if rel != "." else [])
-    for slug in dict.fromkeys(slugs):
-        record = engine.record_by_slug(slug)
-        if record is not None:
-            return record
-    if rel != "." and not PurePosixPath(rel).suffix:  # 'a/b' for 'a/b.md'
-        return index.per_generation("names.stems", _by_stem).get(rel)
-    return None
-
-
-def _by_stem(catalog: dict[str, FileRecord]) -> dict[str, FileRecord]:
-    """Each path without its extension -> the first record (in catalog order) it names."""
-    stems: dict[str, FileRecord] = {}
-    for path, record in catalog.items():
-        stems.setdefault(str(PurePosixPath(path).with_suffix("")), record)
-    return stems
+    why = unreadable(record)
+    if why is None:
+        return record
+    raise (EncryptedDocument if record.status == FileStatus.ENCRYPTED else PdfIndexError)(why)
 
 
 def on_disk(index: PdfIndex, key: str) -> tuple[Path, str] | None:
@@ -149,21 +115,6 @@ def resolve_scope(index: PdfIndex, path: str) -> tuple[Path, str]:
         if real.exists():
             return real, rel
     return resolve_file(index, path)
-
-
-def closest(index: PdfIndex, key: str, limit: int = SUGGESTIONS) -> list[FileRecord]:
-    """The indexed documents whose slug or path is nearest to `key`, best first."""
-    records, choices = index.per_generation("names.choices", _choices)
-    ranked = process.extract(
-        key.lower(), choices, scorer=fuzz.WRatio, limit=limit, score_cutoff=MIN_SCORE
-    )
-    return [records[n] for _, _, n in ranked]
-
-
-def _choices(catalog: dict[str, FileRecord]) -> tuple[list[FileRecord], dict[int, str]]:
-    """The records, and what `closest` compares a name with: 'slug path' of each."""
-    records = list(catalog.values())
-    return records, {n: f"{r.slug} {r.path}".lower() for n, r in enumerate(records)}
 
 
 def not_found(index: PdfIndex, key: str) -> str:
