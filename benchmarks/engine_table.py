@@ -67,6 +67,7 @@ def measure(
     """Each case's count, p50 and max (ms) on `engine`, and what the process's RSS was."""
     started = rss_mb()
     from pdfindex import PdfIndex, load_settings
+    from pdfindex.query import Node, parse
     from pdfindex.search.ranked import ranked_search
     from pdfindex.search.understand import understand
     from pdfindex.tools.exact import search_pdf
@@ -82,12 +83,23 @@ def measure(
     index.search("hyphenation")
     opened = rss_mb()
 
+    trees: dict[Callable[[], int], Node] = {}  # each ranked case's query
+
     def ranked(text: str, any_word: bool = False) -> Callable[[], int]:
-        return lambda: ranked_search(index.engine, text, limit=10, any_word=any_word)[0]
+        def call() -> int:
+            return ranked_search(index.engine, text, limit=10, any_word=any_word)[0]
+
+        trees[call] = parse(text, any_word=any_word)
+        return call
 
     def asked(text: str) -> Callable[[], int]:
         tree = understand(text)  # function words dropped, stems, coordination (issue 14)
-        return lambda: ranked_search(index.engine, tree, limit=10)[0]
+
+        def call() -> int:
+            return ranked_search(index.engine, tree, limit=10)[0]
+
+        trees[call] = tree
+        return call
 
     doc = args.document
     cases: list[tuple[str, Callable[[], int]]] = [
@@ -115,8 +127,6 @@ def measure(
     ]
     rows = []
     for name, call in cases:
-        if hasattr(index.engine, "last_ranking"):
-            index.engine.last_ranking = ""
         found = call()  # warm-up
         times = []
         for _ in range(args.runs):
@@ -124,8 +134,9 @@ def measure(
             call()
             times.append((time.perf_counter() - begin) * 1000)
         rows.append((name, found, statistics.median(times), max(times)))
-        if getattr(index.engine, "last_ranking", ""):  # postgres: lists or every match
-            print(f"{engine}: {name} ranked by {index.engine.last_ranking}")
+        if engine == "postgres" and call in trees:  # postgres: which way it ranked
+            how = index.engine.ranking(trees[call], 10).strategy  # type: ignore[attr-defined]
+            print(f"{engine}: {name} ranked by {how}")
     if args.questions:
         rows += relevance_queries(index.engine)
     rss = (

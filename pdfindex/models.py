@@ -3,8 +3,9 @@ the search and tool layers read. Nothing here knows an engine, a front or a file
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any, NotRequired, TypedDict
 
 
 class FileStatus(StrEnum):
@@ -25,9 +26,27 @@ class ElementsState(StrEnum):
     FAILED = "failed"
 
 
+class ElementRecord(TypedDict):
+    """A figure, table or equation as engines store and return it: the keys of
+    `pdfindex.elements.detect.Element.to_dict`, plus the owning file's slug and path once
+    an engine holds it."""
+
+    label: str
+    kind: str  # one of pdfindex.elements.detect.ELEMENT_TYPES
+    page: int  # 1-based
+    bbox: list[float]  # (x0, top, x1, bottom) in points, from the page's top-left corner
+    caption: str
+    context: str
+    cells: list[list[str]] | None
+    latex: str | None
+    slug: NotRequired[str]
+    path: NotRequired[str]
+
+
 @dataclass
 class FileRecord:
-    """The catalog entry of one file."""
+    """The catalog entry of one file. `status` and `elements_state` are enum members
+    whatever they were given (an engine's stored record holds their strings)."""
 
     path: str
     slug: str
@@ -36,7 +55,7 @@ class FileRecord:
     size: int
     mtime: float
     sha256: str
-    status: str
+    status: FileStatus
     error: str | None
     indexed_at: float
     extractor: str
@@ -48,13 +67,23 @@ class FileRecord:
     ocr_confidence: float | None = None  # mean over OCR'd pages
     ocr_missing: int = 0  # pages without a text layer that OCR did not read
     elements: dict[str, int] = field(default_factory=dict)  # element type -> count
-    elements_state: str = "none"  # pending | done | failed | none (not a PDF, or off)
+    elements_state: ElementsState = ElementsState.NONE
     image_pages: list[int] = field(default_factory=list)  # large images: element candidates
     element_pages: list[int] = field(default_factory=list)  # what the elements pass reads
     notes: list[str] = field(default_factory=list)
     # len(text.splitlines()) of each stored page: a regex search that reads only some
     # pages still numbers lines across the file (None: indexed before it was kept)
     page_lines: list[int] | None = None
+
+    def __post_init__(self) -> None:
+        self.status = FileStatus(self.status)
+        self.elements_state = ElementsState(self.elements_state)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain data, what engines store (JSON, or Whoosh's pickled
+        fields): its states as strings, so a stored index names no Python class."""
+        states = {"status": str(self.status), "elements_state": str(self.elements_state)}
+        return asdict(self) | states
 
 
 @dataclass(frozen=True)

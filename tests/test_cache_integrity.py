@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from pdfindex.api import PdfIndex
-from pdfindex.indexer.update import TEXT, Step
+from pdfindex.indexer.progress import TEXT, Step
 from tests import pdfgen
 from tests.conftest import make_settings
 

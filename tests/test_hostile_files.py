@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from pdfindex.api import PdfIndex
+from pdfindex.errors import UnsafeFile
 from pdfindex.extract.adapters.base import FAILED, OK
 from pdfindex.extract.cache import file_sha256
 from pdfindex.extract.worker import extract_file
+from pdfindex.indexer.progress import ELEMENTS_STAGE, TEXT, Step
 from pdfindex.indexer.scan import scan_folder
-from pdfindex.indexer.update import ELEMENTS_STAGE, TEXT, Step
-from pdfindex.paths import NOT_REGULAR, NOT_UTF8, UnsafeFile
+from pdfindex.paths import NOT_REGULAR, NOT_UTF8
 from tests import elementgen, pdfgen
 from tests.conftest import make_settings
 from tests.mcpclient import InMemory, open_app, text_of

@@ -21,16 +21,16 @@ from hypothesis import strategies as st
 from pdfindex import query as pq
 from pdfindex.api import PdfIndex
 from pdfindex.cli import main
-from pdfindex.config import load_settings
+from pdfindex.config import index_settings, load_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.engine.postgres import engine as postgres_engine
-from pdfindex.engine.postgres import postings
+from pdfindex.engine.postgres import postings, ranking
 from pdfindex.engine.postgres.schema import POSTED_PAIR
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
 from pdfindex.search.ranked import ranked_search
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 from tests import pdfgen
 from tests.brute import brute_force
 from tests.conftest import POSTGRES, database_for, make_settings
@@ -52,7 +52,7 @@ def _add(engine: Engine, path: str, pages: list[str]) -> None:
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    opened = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    opened = open_engine(index_settings(tmp_path, "postgres", database_url=database_for(tmp_path)))
     yield opened
     opened.close()
 
@@ -65,7 +65,7 @@ def _rows(engine: Engine, sql: str) -> list[tuple[Any, ...]]:
 def test_without_a_database_url_the_error_says_which_setting(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("PDFINDEX_DATABASE_URL")
     with pytest.raises(ConfigError, match="PDFINDEX_DATABASE_URL"):
-        open_engine(tmp_path, "postgres")
+        open_engine(index_settings(tmp_path, "postgres"))
 
 
 def test_settings_show_the_database_url_without_its_password(tmp_path: Path) -> None:
@@ -194,7 +194,8 @@ def test_ranking_agrees_with_tantivy(tmp_path: Path) -> None:
     queries, overlap 0.99)."""
     found = {}
     for name in ("tantivy", "postgres"):
-        opened = open_engine(tmp_path / name, name, database_url=database_for(tmp_path))
+        settings = index_settings(tmp_path / name, name, database_url=database_for(tmp_path))
+        opened = open_engine(settings)
         with opened.writer(timeout=10) as writer:
             for n in range(40):
                 pages = _pages(n, 10)
@@ -332,8 +333,9 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
     several commits, so the lists are kept up to date rather than built once."""
     from pdfindex.search.understand import understand
 
-    listed = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    listed = open_engine(index_settings(tmp_path, "postgres", database_url=database_for(tmp_path)))
     listed.use_postings = False  # type: ignore[attr-defined]  # words too through the lists
+    ranking_of = listed.ranking  # type: ignore[attr-defined]  # the pages, and the way taken
     _lists(listed, pages=4, keep=3)
     try:
         for batch in range(4):
@@ -386,13 +388,12 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
         for first, query, limit in itertools.product((100, 2), queries, (1, 10)):
             # 2: the candidates of highest bound first, then those reaching the tenth score.
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(postgres_engine, "FIRST_SCORED", first)
-                got = listed.ranked(query, limit)
-                answered.append(listed.last_ranking)  # type: ignore[attr-defined]
-                scored, candidates = listed.last_scored  # type: ignore[attr-defined]
-                pruned += answered[-1] == "lists" and scored < candidates
-            want = listed.ranked(query, limit, pages=(1, 100))  # every match scored
-            assert listed.last_ranking == "full"  # type: ignore[attr-defined]
+                patch.setattr(ranking, "FIRST_SCORED", first)
+                got, how, (scored, candidates) = ranking_of(query, limit)
+                answered.append(how)
+                pruned += how == "lists" and scored < candidates
+            want, how, _ = ranking_of(query, limit, pages=(1, 100))  # every match scored
+            assert how == "full"
             assert got.total == want.total, query
             assert [(h.path, h.page) for h in got.hits] == [(h.path, h.page) for h in want.hits], (
                 query,
@@ -418,7 +419,8 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
     commits; phrases, prefixes and typos are left to SQL."""
     from pdfindex.search.understand import understand
 
-    engine = open_engine(tmp_path, "postgres", database_url=database_for(tmp_path))
+    engine = open_engine(index_settings(tmp_path, "postgres", database_url=database_for(tmp_path)))
+    ranking_of = engine.ranking  # type: ignore[attr-defined]  # the pages, and the way taken
     rng = random.Random(7)
     try:
         for batch in range(3):
@@ -479,10 +481,10 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             with pytest.MonkeyPatch.context() as patch:
                 if not dense:  # the pids sorted rather than marked over their range
                     patch.setattr(postings, "DENSE_PIDS", -(2**62))
-                got = engine.ranked(query, limit)
-            answered.append(engine.last_ranking)  # type: ignore[attr-defined]
-            want = engine.ranked(query, limit, pages=(1, 100))  # every match scored in SQL
-            assert engine.last_ranking == "full"  # type: ignore[attr-defined]
+                got, how, _ = ranking_of(query, limit)
+            answered.append(how)
+            want, how, _ = ranking_of(query, limit, pages=(1, 100))  # every match scored in SQL
+            assert how == "full"
             assert got.total == want.total, query
             assert [(h.path, h.page, h.score) for h in got.hits] == [
                 (h.path, h.page, h.score) for h in want.hits
@@ -512,7 +514,6 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             pq.parse("fnot~1"),
             pq.parse("NOT font"),
         ):
-            engine.ranked(query, 10)
-            assert engine.last_ranking != "postings", query  # type: ignore[attr-defined]
+            assert ranking_of(query, 10).strategy != "postings", query
     finally:
         engine.close()

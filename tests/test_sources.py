@@ -18,12 +18,17 @@ from click.testing import CliRunner
 
 from pdfindex.api import PdfIndex
 from pdfindex.cli import main
-from pdfindex.config import load_settings
+from pdfindex.config import index_settings, load_settings
 from pdfindex.engine import open_engine
-from pdfindex.errors import ConfigError, IndexLocked, PathOutsideFiles
-from pdfindex.indexer.sources import SourceTaken, SourceUnreachable
+from pdfindex.errors import (
+    ConfigError,
+    IndexLocked,
+    PathOutsideFiles,
+    SourceTaken,
+    SourceUnreachable,
+)
 from pdfindex.models import FileRecord
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 from pdfindex.tools.files import list_searchable_files, read_pdf
 from pdfindex.tools.fuzzy import fuzzy_search
 from pdfindex.tools.grep import search_in_file
@@ -107,7 +112,7 @@ def test_naming_the_source_of_a_library_renames_its_records_as_moves(tmp_path: P
         assert {p: r.slug for p, r in named.engine.catalog().items()} == {
             "hosta/alpha.pdf": "hosta_alpha"
         }
-        assert set(named.engine.sources()) == {"hosta"}  # type: ignore[attr-defined]
+        assert set(named.engine.sources()) == {"hosta"}
     finally:
         named.close()
 
@@ -260,9 +265,11 @@ def test_writers_of_two_sources_run_at_once_and_keep_the_vocabulary_right(
     the other's row: a deadlock); the page counts of the vocabulary equal a recount
     afterwards (no update lost)."""
     url = database_for(tmp_path)
-    engines = [open_engine(tmp_path / n, "postgres", database_url=url) for n in ("a", "b")]
+    engines = [
+        open_engine(index_settings(tmp_path / n, "postgres", database_url=url)) for n in ("a", "b")
+    ]
     for engine, source in zip(engines, ("a", "b"), strict=True):
-        engine.use_source(source)  # type: ignore[attr-defined]
+        engine.use_source(source)
     both_wrote = threading.Barrier(2, timeout=30)
     errors: list[BaseException] = []
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex.indexer.update import Step
+from pdfindex.indexer.progress import Step
 from pdfindex.server import AppContext
 from tests import elementgen, pdfgen
 from tests.conftest import make_settings

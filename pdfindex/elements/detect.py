@@ -27,9 +27,8 @@ front: the Element record and the functions other modules call.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pdfindex.elements.captions import credible, find_captions, has_caption_line
 from pdfindex.elements.equations import find_equations, has_numbered_math, to_latex
@@ -39,6 +38,7 @@ from pdfindex.elements.tables import find_table
 from pdfindex.extract.adapters.base import FAILED, OK, Extraction
 from pdfindex.extract.worker import ExtractOptions, Heartbeat, describe
 from pdfindex.layout.records import PageLayout
+from pdfindex.models import ElementRecord
 
 __all__ = [
     "DETECTOR_VERSION",
@@ -75,13 +75,21 @@ class Element:
     cells: list[list[str]] | None = None  # table rows, the first one the header
     latex: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["bbox"] = list(self.bbox)
-        return data
+    def to_dict(self) -> ElementRecord:
+        """What engines store (JSON: the box as a list)."""
+        return ElementRecord(
+            label=self.label,
+            kind=self.kind,
+            page=self.page,
+            bbox=list(self.bbox),
+            caption=self.caption,
+            context=self.context,
+            cells=[list(row) for row in self.cells] if self.cells is not None else None,
+            latex=self.latex,
+        )
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Element:
+    def from_dict(cls, data: ElementRecord) -> Element:
         """Back from to_dict (extra keys, such as a store's slug and path, are ignored)."""
         cells = data.get("cells")
         return cls(

@@ -9,7 +9,7 @@ from pathlib import Path
 from pdfindex.elements.detect import candidate_pages
 from pdfindex.extract.adapters.base import Extraction
 from pdfindex.models import FileRecord
-from pdfindex.search.language import guess_language
+from pdfindex.text.language import guess_language
 
 
 def new_record(

@@ -10,56 +10,40 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
+from typing import cast
 
 from pdfindex.config import Settings
-from pdfindex.elements.detect import DETECTOR_VERSION
 from pdfindex.engine import Engine, EngineWriter
+from pdfindex.errors import SourceTaken
 from pdfindex.extract import ocr
 from pdfindex.extract.adapters import adapter_name_for, get_adapter
-from pdfindex.extract.adapters.base import FAILED, OK, Extraction
+from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.cache import ExtractionCache, file_sha256
 from pdfindex.extract.worker import ExtractOptions
-from pdfindex.indexer.pool import ELEMENTS, TICK, ExtractionPool
+from pdfindex.indexer.elements import ElementsPass
+from pdfindex.indexer.pool import TICK, ExtractionPool
+from pdfindex.indexer.progress import TEXT, TICK_SECONDS, PassProgress, Progress
 from pdfindex.indexer.records import element_pages, is_pdf, new_record
 from pdfindex.indexer.scan import DiskFile, scan_folder
 from pdfindex.indexer.sources import (
     UNNAMED,
     Feeder,
     Scope,
-    SourceTaken,
     host_name,
     scope_of,
     sources_of,
 )
 from pdfindex.memory import release_freed_memory, worker_memory_mb
-from pdfindex.models import ElementsState, FileRecord, Summary
-from pdfindex.paths import Identity, assign_slug, open_regular
-from pdfindex.search.textmatch import index_text
+from pdfindex.models import ElementRecord, ElementsState, FileRecord, FileStatus, Summary
+from pdfindex.paths import Identity, assign_slug
+from pdfindex.text.index import index_text
 
 log = logging.getLogger(__name__)
-PENDING, DONE = ElementsState.PENDING.value, ElementsState.DONE.value  # also FAILED
-TEXT, ELEMENTS_STAGE = "text", "elements"  # the two passes of a reindex, in order
 REPARSE_ROUNDS = 3  # reads of a file that changes while it is read, before it waits
-TICK_SECONDS = 0.5  # no file finished for this long: commit what is written, check stops
 IN_FLIGHT = object()  # no file finished for a tick, and every file left is being read
-
-
-@dataclass(frozen=True)
-class Step:
-    """Where a reindex is, after each file: for the CLI's bar and get_library_status."""
-
-    stage: str  # TEXT (page text, searchable once committed) or ELEMENTS_STAGE
-    done: int
-    total: int
-    path: str = ""  # the file just finished ("" when a pass starts)
-
-
-Progress = Callable[[Step], None]
 
 
 class Indexer:
@@ -72,9 +56,7 @@ class Indexer:
         self._versions: dict[str, str] = {}
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
         self.scope = Scope(settings.source)  # what this folder owns: set by each reindex
-        use_source = getattr(engine, "use_source", None)
-        if use_source is not None:  # an engine shared by several folders: a lock per source
-            use_source(settings.source)
+        engine.use_source(settings.source)  # a library several folders feed: its own lock
 
     def reindex(
         self,
@@ -104,7 +86,7 @@ class Indexer:
         found = scan_folder(self.settings.files_dir)
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
-        shared = hasattr(self.engine, "sources")  # other folders' records may be there
+        shared = self.engine.shared  # other folders' records may be there
         results: Generator[tuple[_Job, Extraction], None, None] | None = None
         try:
             with self.engine.writer(timeout=timeout, clear=full and not shared) as writer:
@@ -117,7 +99,7 @@ class Indexer:
                 # as moves (same bytes) to their `SOURCE/` paths.
                 before = Scope(UNNAMED, scope.others | {scope.source}) if renamed else scope
                 previous = {p: r for p, r in library.items() if scope.owns(p) or before.owns(p)}
-                pending = any(r.elements_state == PENDING for r in previous.values())
+                pending = any(r.elements_state == ElementsState.PENDING for r in previous.values())
                 # Slugs kept: this folder's files still there, and every other source's.
                 slugs = {p: r.slug for p, r in library.items() if p in disk or p not in previous}
                 catalog = {} if full else previous
@@ -126,7 +108,7 @@ class Indexer:
                         writer.remove_file(path)
                         summary.removed += 1
                 jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
-                counter = _Counter(TEXT, len(jobs), progress, should_stop)
+                counter = PassProgress(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval, yield_to)
                 changed = writer.changed
@@ -145,7 +127,8 @@ class Indexer:
         if self.settings.elements and not left and (changed or pending or full):
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
-            self._elements_pass(
+            elements = ElementsPass(self.settings, self.engine, self.cache, self.scope, self._pool)
+            elements.run(
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
             )
             summary.elements_seconds = time.monotonic() - text_done
@@ -157,16 +140,15 @@ class Indexer:
         refuse when another folder feeds that source (its scan would delete their
         records) unless `take_over`. True when this folder fed the library unnamed
         before: its unnamed records are its own, to rename."""
-        claim = getattr(writer, "claim_source", None)
-        if claim is None:  # an embedded engine: one index, one folder
+        if not self.engine.shared:  # an embedded engine: one index, one folder
             return False
         host, folder = host_name(), str(self.settings.files_dir.resolve())
-        other = claim(self.settings.source, host, folder, take_over)
+        other = writer.claim_source(self.settings.source, host, folder, take_over)
         if other is not None:
             raise SourceTaken.about(self.settings.source, *other)
         was = sources_of(self.engine).get(UNNAMED)
         if self.settings.source and was == Feeder(host, folder):
-            writer.forget_source(UNNAMED)  # type: ignore[attr-defined]
+            writer.forget_source(UNNAMED)
             return True
         return False
 
@@ -187,129 +169,14 @@ class Indexer:
                 )
         return disk
 
-    # -- the elements pass ---------------------------------------------------------
-
-    def elements_key(self) -> str:
-        """The cache key part of element lists: detector and layout engine versions."""
-        if "elements" not in self._versions:
-            layout = get_adapter("pdfminer").version
-            self._versions["elements"] = f"elements-{DETECTOR_VERSION}+{layout}"
-        return self._versions["elements"]
-
-    def _elements_pass(
-        self,
-        summary: Summary,
-        interval: float,
-        should_stop: Callable[[], bool],
-        progress: Progress | None = None,
-        hard_stop: Callable[[], bool] | None = None,
-    ) -> None:
-        """Find figures, tables and equations in the PDFs whose text is indexed but whose
-        elements are pending: only on candidate pages, cached by content hash."""
-        timeout = self.settings.lock_timeout
-        results: Generator[tuple[FileRecord, Extraction], None, None] | None = None
-        finished = False
-        try:
-            with self.engine.writer(timeout=timeout) as writer:
-                jobs = []
-                for record in self.engine.catalog().values():
-                    if record.elements_state != PENDING or not self.scope.owns(record.path):
-                        continue
-                    cached = self.cache.get(record.sha256, self.elements_key())
-                    pages = [] if cached else record.element_pages
-                    if cached or not pages:
-                        self._write_elements(writer, record, cached or Extraction(OK), summary)
-                    else:
-                        jobs.append((record, pages))
-                if not jobs:
-                    return
-                counter = _Counter(ELEMENTS_STAGE, len(jobs), progress, should_stop)
-                results = self._find_elements(jobs)
-                finished = self._drain_elements(
-                    writer, results, summary, interval, counter, hard_stop
-                )
-            while not finished:
-                with self.engine.writer(timeout=timeout) as writer:
-                    finished = self._drain_elements(
-                        writer, results, summary, interval, counter, hard_stop
-                    )
-        finally:
-            if results is not None:
-                results.close()
-
-    def _find_elements(
-        self, jobs: list[tuple[FileRecord, list[int]]]
-    ) -> Generator[tuple[FileRecord, Extraction], None, None]:
-        files = self.settings.files_dir
-        tasks = []
-        for record, pages in jobs:
-            checked = _checked(files, record, self.scope.local(record.path) or record.path)
-            if isinstance(checked, str):  # changed or replaced since its text was indexed
-                yield record, Extraction(status=FAILED, error=f"elements: {checked}")
-            else:
-                tasks.append((record, (ELEMENTS, str(checked[0]), pages, checked[1])))
-        if not tasks:
-            return
-        with self._pool(len(tasks)) as pool:
-            for item in pool.run(tasks, tick=TICK_SECONDS):
-                if item is TICK:
-                    yield item  # type: ignore[misc]  # the pass checks its stops
-                    continue
-                record, found = item  # type: ignore[misc]
-                local = files / (self.scope.local(record.path) or record.path)
-                if found.status != FAILED and _unchanged(local, record):
-                    self.cache.put(record.sha256, self.elements_key(), found)
-                yield record, found
-
-    def _drain_elements(
-        self,
-        writer: EngineWriter,
-        results: Iterator[tuple[FileRecord, Extraction]],
-        summary: Summary,
-        interval: float,
-        counter: _Counter,
-        hard_stop: Callable[[], bool] | None = None,
-    ) -> bool:
-        """Write elements until they run out or the pass stops (True: after each file, or
-        at once when `hard_stop` says the process ends) or `interval` passes (False)."""
-        deadline = time.monotonic() + interval
-        for item in results:
-            if item is TICK:
-                if hard_stop is not None and hard_stop():
-                    return True
-                continue
-            record, found = item
-            self._write_elements(writer, record, found, summary)
-            counter.step(record.path)
-            if counter.stopped():
-                return True  # the rest stays pending for the next run
-            if time.monotonic() > deadline:
-                return False
-        return True
-
-    def _write_elements(
-        self, writer: EngineWriter, record: FileRecord, found: Extraction, summary: Summary
-    ) -> None:
-        record.elements = dict(Counter(e["kind"] for e in found.elements))
-        record.stages = [s for s in record.stages if not s.startswith("elements")]
-        if found.status == FAILED:
-            record.elements_state = FAILED
-            record.notes = [*record.notes, found.error or "elements: failed"]
-            record.stages.insert(-1, "elements: failed")
-            log.warning("elements of %s: %s", record.path, found.error)
-        else:
-            record.elements_state = DONE
-            record.stages.insert(-1, f"elements ({len(found.elements)})")
-        writer.set_elements(record, found.elements)
-        summary.elements_files += 1
-        summary.elements_found += len(found.elements)
+    # -- the text pass -------------------------------------------------------------
 
     def _drain(
         self,
         writer: EngineWriter,
         results: Iterator[tuple[_Job, Extraction] | object],
         summary: Summary,
-        counter: _Counter,
+        counter: PassProgress,
         interval: float | None,
         yield_to: Callable[[], bool] | None = None,
     ) -> bool:
@@ -366,7 +233,7 @@ class Indexer:
             except OSError as exc:
                 log.warning("cannot read %s: %s", rel, exc)
                 continue
-            if record and record.sha256 == sha and record.status != FAILED and not stale:
+            if record and record.sha256 == sha and record.status != FileStatus.FAILED and not stale:
                 record.mtime, record.size = file.mtime, file.size
                 writer.replace_record(record)
                 summary.touched += 1
@@ -374,7 +241,7 @@ class Indexer:
             changed.append((file, record, sha))
 
         gone = {p: r for p, r in catalog.items() if p not in disk}
-        gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FAILED}
+        gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FileStatus.FAILED}
         taken = set(slugs.values())
         jobs: list[_Job] = []
         for file, record, sha in changed:
@@ -455,10 +322,11 @@ class Indexer:
             notes=list(record.notes),
         )
 
-    def _stored_elements(self, slug: str) -> list[dict]:
-        """A document's elements as the index holds them (for a moved file)."""
+    def _stored_elements(self, slug: str) -> list[ElementRecord]:
+        """A document's elements as the index holds them, less the slug and path the
+        engine stored them under (for a moved file)."""
         return [
-            {k: v for k, v in element.items() if k not in ("slug", "path")}
+            cast(ElementRecord, {k: v for k, v in element.items() if k not in ("slug", "path")})
             for element in self.engine.elements(slug)
         ]
 
@@ -484,7 +352,7 @@ class Indexer:
                     job, extraction = item  # type: ignore[misc]
                     outstanding -= 1
                     again = self._recheck(job)
-                    if again is None and extraction.status == FAILED:
+                    if again is None and extraction.status == FileStatus.FAILED:
                         again = job  # now unreadable (e.g. swapped for a link): say why
                     if again is not job:
                         log.info("%s changed while it was read: read again", job.file.path)
@@ -565,8 +433,8 @@ class Indexer:
             file.path, file.size, file.mtime, job.sha, job.slug, extraction, job.source
         )
         moved = job.moved_from
-        carried: list[dict] = []
-        if moved is not None and moved.elements_state in (DONE, FAILED):
+        carried: list[ElementRecord] = []
+        if moved is not None and moved.elements_state in (ElementsState.DONE, ElementsState.FAILED):
             # A move keeps what the index knew (same bytes): OCR figures and elements.
             record.stages, record.notes = list(moved.stages), list(moved.notes)
             record.ocr_pages, record.ocr_confidence = moved.ocr_pages, moved.ocr_confidence
@@ -574,50 +442,19 @@ class Indexer:
             record.image_pages = list(moved.image_pages)
             record.element_pages = list(moved.element_pages)
             carried = self._stored_elements(moved.slug)
-        elif self.settings.elements and extraction.status == OK and is_pdf(file.path):
-            record.elements_state = PENDING
+        elif self.settings.elements and extraction.status == FileStatus.OK and is_pdf(file.path):
+            record.elements_state = ElementsState.PENDING
             record.stages.insert(-1, "elements: pending")
             record.element_pages = element_pages(extraction)
         writer.replace_file(record, extraction.pages, [index_text(p) for p in extraction.pages])
         if carried:
             writer.add_elements(record, carried)
         summary.pages += len(extraction.pages)
-        if extraction.status == FAILED:
+        if extraction.status == FileStatus.FAILED:
             summary.failed += 1
             summary.failures[file.path] = extraction.error or "unknown error"
         else:
             setattr(summary, job.kind, getattr(summary, job.kind) + 1)
-
-
-def _checked(files_dir: Path, record: FileRecord, rel: str) -> tuple[Path, Identity] | str:
-    """The real path and (st_dev, st_ino) of the file `record` describes (at `rel` under
-    the files folder), for the workers
-    to read only that file; or why not: it left the folder, is no regular file, or changed
-    (size or mtime) since its text was indexed."""
-    base = files_dir.resolve()
-    try:
-        real = (base / rel).resolve(strict=True)
-        if not real.is_relative_to(base):
-            return "refused: the name now leads outside the files folder"
-        fd = open_regular(real, inside=base)
-        try:
-            info = os.fstat(fd)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        return f"cannot read: {exc}"
-    if (info.st_size, info.st_mtime) != (record.size, record.mtime):
-        return "the file changed since its text was indexed"
-    return real, (info.st_dev, info.st_ino)
-
-
-def _unchanged(path: Path, record: FileRecord) -> bool:
-    """The file still has the bytes the record describes (size and mtime)."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return False
-    return stat.st_size == record.size and stat.st_mtime == record.mtime
 
 
 def _task(job: _Job) -> tuple[str, Identity | None, str]:
@@ -634,29 +471,3 @@ class _Job:
     kind: str  # added | updated | moved
     source: str = "parsed"  # parsed | cache | index (moved pages)
     moved_from: FileRecord | None = None
-
-
-class _Counter:
-    """Progress of one pass over the files it works on (told once at its start, then
-    after each file)."""
-
-    def __init__(
-        self,
-        stage: str,
-        total: int,
-        progress: Progress | None,
-        should_stop: Callable[[], bool] | None,
-    ) -> None:
-        self.stage, self.total, self.done = stage, total, 0
-        self.progress, self.should_stop = progress, should_stop
-        self.yielded = False  # the run ended for new changes, with files still being read
-        if progress and total:
-            progress(Step(stage, 0, total))
-
-    def stopped(self) -> bool:
-        return bool(self.should_stop and self.should_stop())
-
-    def step(self, path: str) -> None:
-        self.done += 1
-        if self.progress:
-            self.progress(Step(self.stage, self.done, self.total, path))

@@ -24,6 +24,7 @@ import numpy as np
 
 from pdfindex import query as pq
 from pdfindex.engine.postgres.schema import MAX_LEXEME_BYTES, MAX_POSITIONS, is_paired, pair
+from pdfindex.text.words import is_cjk
 
 POSTING = np.dtype([("pid", ">i8"), ("tf", ">i4"), ("length", ">i4")])  # schema.POSTINGS
 Key = tuple[str, str]  # (kind, lexeme): 'w' a word, 's' a stem
@@ -60,7 +61,7 @@ def _posted_pair(node: pq.Node) -> bool:
         isinstance(node, pq.Phrase)
         and node.slop <= 1
         and is_paired(node.words)
-        and pq.is_cjk(node.words[0])
+        and is_cjk(node.words[0])
     )
 
 

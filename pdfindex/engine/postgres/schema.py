@@ -6,7 +6,7 @@ key): the distribution key, so Citus can shard the tables by document unchanged
 (`create_distributed_table('pdfindex_pages', 'path')`, and the vocabulary, sources and
 meta tables as reference tables).
 
-Words are what `pdfindex.query.words` says: casefolded `\\w+` runs, tokenised here in
+Words are what `pdfindex.text.words.words` says: casefolded `\\w+` runs, tokenised here in
 Python and handed to PostgreSQL as a `tsvector` literal, with positions: what its `simple`
 configuration would hold if its parser split words as pdfindex does. A `tsvector` keeps
 at most 256 positions of a word, positions up to 16,383 and words up to 2,047 bytes; a
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pdfindex.query import ENGLISH_FUNCTION_WORDS, is_cjk
+from pdfindex.text.stopwords import ENGLISH_FUNCTION_WORDS
+from pdfindex.text.words import is_cjk
 
 K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
@@ -28,7 +29,7 @@ FORMAT_VERSION = 11  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked onc
 # 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
 # 8: pairs of function words (page_vector); 9: lists for stems of less common words;
 # 10: per-document postings (pdfindex.engine.postgres.postings), pages numbered (pid);
-# 11: each Chinese or Japanese character a word (pdfindex.query.words), and two side by
+# 11: each Chinese or Japanese character a word (pdfindex.text.words.words), and two side by
 # side a pair, as two function words are
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
@@ -338,7 +339,7 @@ def pair(first: str, second: str) -> str:
 def pairs_with(first: str, second: str) -> bool:
     """Whether these two words side by side are also one lexeme: two function words
     (`"of the"`), or two Chinese or Japanese characters (a natural-language query's unit:
-    pdfindex.query.query_words), so their phrase is counted and ranked from the index
+    pdfindex.text.words.query_words), so their phrase is counted and ranked from the index
     instead of from the positions of every page holding both."""
     return (first in PAIRED and second in PAIRED) or (is_cjk(first) and is_cjk(second))
 

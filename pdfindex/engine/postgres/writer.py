@@ -5,13 +5,11 @@ them (at commit: see schema.pdfindex_count_words)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from pdfindex import query as pq
 from pdfindex.engine.postgres.schema import (
     ADDED,
     COUNTED,
@@ -21,7 +19,8 @@ from pdfindex.engine.postgres.schema import (
     page_vector,
     plain_vector,
 )
-from pdfindex.models import FileRecord
+from pdfindex.models import ElementRecord, FileRecord
+from pdfindex.text.words import words as index_words
 
 
 class PostgresWriter:
@@ -44,7 +43,7 @@ class PostgresWriter:
         columns = "path, page, slug, text, words, length, lossy"
         with cursor.copy(f"COPY pdfindex_pages ({columns}) FROM STDIN") as copy:
             for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), 1):
-                words = pq.words(indexed)
+                words = index_words(indexed)
                 vector, lossy = page_vector(words)
                 stored = text.replace("\x00", "\ufffd")  # PostgreSQL text holds no NUL
                 copy.write_row(
@@ -113,19 +112,19 @@ class PostgresWriter:
         self._execute(
             "INSERT INTO pdfindex_files (path, slug, record) VALUES (%s, %s, %s)"
             " ON CONFLICT (path) DO UPDATE SET slug = excluded.slug, record = excluded.record",
-            (record.path, record.slug, _json(asdict(record))),
+            (record.path, record.slug, _json(record.to_dict())),
         )
 
-    def add_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def add_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         self.changed = True
         first = self._execute(
             "SELECT coalesce(max(n), 0) FROM pdfindex_elements WHERE path = %s", (record.path,)
         ).fetchone()[0]  # type: ignore[index]
         rows = []
         for n, element in enumerate(elements, start=first + 1):
-            stored = {**element, "slug": record.slug, "path": record.path}
-            caption = plain_vector(pq.words(f"{element['label']}\n{element['caption']}"))
-            context = plain_vector(pq.words(f"{element['kind']}\n{element['context']}"))
+            stored: ElementRecord = {**element, "slug": record.slug, "path": record.path}
+            caption = plain_vector(index_words(f"{element['label']}\n{element['caption']}"))
+            context = plain_vector(index_words(f"{element['kind']}\n{element['context']}"))
             rows.append(
                 (
                     record.path,
@@ -145,7 +144,7 @@ class PostgresWriter:
                 rows,
             )
 
-    def set_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def set_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         self.changed = True
         self._execute("DELETE FROM pdfindex_elements WHERE path = %s", (record.path,))
         self.add_elements(record, elements)

@@ -11,15 +11,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import tantivy
 from tantivy import FieldType, Occur, Query
 
 from pdfindex import query as pq
-from pdfindex.engine import RankedPages, candidate_nodes
+from pdfindex.engine import OneFolder, OneFolderWriter, RankedPages, candidate_nodes
 from pdfindex.engine.tantivy.compiler import compile_query
 from pdfindex.engine.tantivy.schema import (
     ELEMENT,
@@ -33,7 +32,8 @@ from pdfindex.engine.tantivy.schema import (
 )
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
-from pdfindex.models import FileRecord, PageHit, PageRef
+from pdfindex.models import ElementRecord, FileRecord, PageHit, PageRef
+from pdfindex.text.words import stem_candidates, word_set
 
 # What the writer buffers before it writes a segment: the most of the builder's memory that
 # grows with what is indexed. At 48k pages, 20/50/100 MB gave a peak of 172/176/221 MB and
@@ -43,7 +43,7 @@ FULL_DISK_BYTES = 1 << 20  # free space below which a failed segment write means
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 
 
-class TantivyEngine:
+class TantivyEngine(OneFolder):
     """Opens (or creates) the index in `folder`/tantivy; every read sees the last commit."""
 
     name = "tantivy"
@@ -213,7 +213,7 @@ class TantivyEngine:
         hit_words: list[str] | None = None
         stems = {stem(leaf.text) for leaf in pq.leaves(node) if isinstance(leaf, pq.Stem)}
         if stems:  # the hits' words that share a stem with the query's
-            maybe = pq.stem_candidates([hit.text for hit in hits], stems)
+            maybe = stem_candidates([hit.text for hit in hits], stems)
             stemmed = STEMMER.analyze(" ".join(maybe))
             if len(stemmed) == len(maybe):  # one stem per \w+ word, in order
                 terms.update(w for w, s in zip(maybe, stemmed, strict=True) if s in stems)
@@ -229,17 +229,17 @@ class TantivyEngine:
                 terms.update(word for word, _count in expanded)
             else:
                 if hit_words is None:
-                    hit_words = sorted(pq.word_set([hit.text for hit in hits]))
+                    hit_words = sorted(word_set([hit.text for hit in hits]))
                 terms.update(within(hit_words, leaf.text, leaf.distance))
         return terms
 
     # -- elements --------------------------------------------------------------------
 
-    def elements(self, slug: str) -> list[dict[str, Any]]:
+    def elements(self, slug: str) -> list[ElementRecord]:
         query = Query.boolean_query(
             [(Occur.Must, self._term("kind", ELEMENT)), (Occur.Must, self._term("slug", slug))]
         )
-        found = self._record_docs(self._searcher(), query)
+        found = cast(list[ElementRecord], self._record_docs(self._searcher(), query))
         return sorted(found, key=lambda e: (e["page"], e["bbox"][1], e["label"]))
 
     def search_elements(
@@ -249,7 +249,7 @@ class TantivyEngine:
         kind: str | None = None,
         slug: str | None = None,
         captions_only: bool = False,
-    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+    ) -> tuple[int, list[tuple[ElementRecord, float]]]:
         fields = {"ecaption": 2.0} if captions_only else {"ecaption": 2.0, "etext": 1.0}
         clauses = [
             (Occur.Must, compile_query(query, self._schema, fields)),
@@ -401,7 +401,7 @@ class TantivyCandidates:
         return self._texts[key]
 
 
-class TantivyWriter:
+class TantivyWriter(OneFolderWriter):
     """Adds, replaces and removes a file's parts; `changed` tells the engine to commit."""
 
     def __init__(self, raw: tantivy.IndexWriter) -> None:
@@ -451,7 +451,7 @@ class TantivyWriter:
         self._add_record(record)
 
     def _add_record(self, record: FileRecord) -> None:
-        document = self._document(FILE, record, record=_json(asdict(record)))
+        document = self._document(FILE, record, record=_json(record.to_dict()))
         self._records[record.path] = document  # added by add_records, before the commit
 
     def add_records(self) -> None:
@@ -460,10 +460,10 @@ class TantivyWriter:
             self._raw.add_document(document)
         self._records.clear()
 
-    def add_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def add_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         self.changed = True
         for element in elements:
-            stored = {**element, "slug": record.slug, "path": record.path}
+            stored: ElementRecord = {**element, "slug": record.slug, "path": record.path}
             self._raw.add_document(
                 self._document(
                     ELEMENT,
@@ -476,7 +476,7 @@ class TantivyWriter:
                 )
             )
 
-    def set_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def set_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         self.changed = True
         self._raw.delete_documents_by_term("key", f"{ELEMENT}:{record.path}")
         self.add_elements(record, elements)

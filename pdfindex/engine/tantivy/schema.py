@@ -1,7 +1,7 @@
 """The Tantivy schema: one document per page, one catalog record per file, one document
 per visual element, in one index so a file's parts change in one commit.
 
-Words are what `pdfindex.query.words` says: the text is case-folded in Python (Unicode
+Words are what `pdfindex.text.words.words` says: the text is case-folded in Python (Unicode
 casefold, so 'Straße' and 'STRASSE' meet) and split by Tantivy's regex tokenizer into runs
 of `\\w` (each Chinese or Japanese character on its own: `RUST_WORD_PATTERN`), with no stop
 words and no length limit. A second field holds the same words by their
@@ -24,12 +24,12 @@ from pdfindex.engine.formats import (
     stored_format,
     try_exclusive,
 )
-from pdfindex.query import RUST_WORD_PATTERN
+from pdfindex.text.words import RUST_WORD_PATTERN
 
 # 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); 3: path
 # and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
 # pages' line counts (a regex reads only the pages it can match); 6: each Chinese or
-# Japanese character a word (pdfindex.query.RUST_WORD_PATTERN). An older index is started
+# Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN). An older index is started
 # empty and refilled from the extraction cache.
 FORMAT_VERSION = 6
 FORMAT_FILE = "pdfindex-format.json"

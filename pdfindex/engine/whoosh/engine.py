@@ -15,7 +15,7 @@ from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
 from whoosh.searching import Searcher
 from whoosh.writing import CLEAR
 
-from pdfindex.engine import RankedPages
+from pdfindex.engine import OneFolder, RankedPages
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary
 from pdfindex.engine.whoosh.common import page_count, ranked_question, split_question
 from pdfindex.engine.whoosh.compiler import compile_query
@@ -32,8 +32,9 @@ from pdfindex.engine.whoosh.schema import (
 )
 from pdfindex.engine.whoosh.writer import WhooshWriter
 from pdfindex.errors import IndexLocked, IndexWriteError
-from pdfindex.models import FileRecord, PageHit, PageRef
-from pdfindex.query import Node, stem_candidates
+from pdfindex.models import ElementRecord, FileRecord, PageHit, PageRef
+from pdfindex.query import Node
+from pdfindex.text.words import stem_candidates
 
 MAX_SEGMENTS = 12  # more than this after a commit: merge them (fuzzy and highlights slow)
 ELEMENT_SCALE = 0.9  # element search: matching more of the words ranks higher
@@ -43,7 +44,7 @@ ELEMENT_SCALE = 0.9  # element search: matching more of the words ranks higher
 DEFAULT_WRITER_MB = 256
 
 
-class WhooshEngine:
+class WhooshEngine(OneFolder):
     """Opens (or creates) the index in `folder`; searchers are per thread and refreshed."""
 
     name = "whoosh"
@@ -179,9 +180,9 @@ class WhooshEngine:
 
     # -- elements --------------------------------------------------------------------
 
-    def elements(self, slug: str) -> list[dict[str, Any]]:
+    def elements(self, slug: str) -> list[ElementRecord]:
         s = self._searcher()
-        found = [
+        found: list[ElementRecord] = [
             s.stored_fields(n)["record"]
             for n in docnums(s, And([Term("kind", ELEMENT), Term("eslug", slug)]))
         ]
@@ -194,7 +195,7 @@ class WhooshEngine:
         kind: str | None = None,
         slug: str | None = None,
         captions_only: bool = False,
-    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+    ) -> tuple[int, list[tuple[ElementRecord, float]]]:
         s = self._searcher()
         fields = ["ecaption"] if captions_only else ["ecaption", "etext"]
         # Element search has always given a coordination bonus to elements matching more

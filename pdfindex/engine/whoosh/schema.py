@@ -23,7 +23,7 @@ from pdfindex.engine.formats import (
     try_exclusive,
 )
 from pdfindex.engine.whoosh.storage import MappedStorage
-from pdfindex.query import WORD_PATTERN
+from pdfindex.text.words import WORD_PATTERN
 
 # 7: the stemmed field. An index of format 6 gets the field added when opened (pages it
 # already holds rank without stems until their file is indexed again); older ones are
@@ -52,7 +52,7 @@ sys.modules.setdefault("pdfindex.store", sys.modules[__name__])
 
 def page_analyzer() -> Any:
     """Words are runs of \\w, each Chinese or Japanese character on its own (as
-    `pdfindex.query.words`); no stop words, no minimum length (so "state of the art" stays
+    `pdfindex.text.words.words`); no stop words, no minimum length (so "state of the art" stays
     a phrase). Whoosh keeps the analyzer in the index: one written before CJK characters
     were split keeps making runs of them one word (`splits_cjk`)."""
     return RegexTokenizer(WORD_PATTERN) | CasefoldFilter()

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from whoosh.query import And, Term
 
+from pdfindex.engine import OneFolderWriter
 from pdfindex.engine.whoosh.schema import ELEMENT, FILE, PAGE
-from pdfindex.models import FileRecord
+from pdfindex.models import ElementRecord, FileRecord
 
 
-class WhooshWriter:
+class WhooshWriter(OneFolderWriter):
     """Wraps one Whoosh writer; `changed` tells the engine whether to commit."""
 
     def __init__(self, raw: Any) -> None:
@@ -30,7 +30,7 @@ class WhooshWriter:
                 stem=indexed,
                 text=text,
             )
-        self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
+        self._raw.add_document(kind=FILE, path=record.path, record=record.to_dict())
 
     def replace_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
         self.remove_file(record.path)
@@ -43,9 +43,9 @@ class WhooshWriter:
     def replace_record(self, record: FileRecord) -> None:
         self.changed = True
         self._raw.delete_by_query(And([Term("kind", FILE), Term("path", record.path)]))
-        self._raw.add_document(kind=FILE, path=record.path, record=asdict(record))
+        self._raw.add_document(kind=FILE, path=record.path, record=record.to_dict())
 
-    def add_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def add_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         self.changed = True
         for element in elements:
             self._raw.add_document(
@@ -59,7 +59,7 @@ class WhooshWriter:
                 record={**element, "slug": record.slug, "path": record.path},
             )
 
-    def set_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def set_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         self._raw.delete_by_query(And([Term("kind", ELEMENT), Term("path", record.path)]))
         self.add_elements(record, elements)
         self.replace_record(record)
