@@ -22,7 +22,8 @@ from benchmarks import measure as m
 from benchmarks.corpus import MAX_PAGES, FolderCorpus, SyntheticCorpus
 from benchmarks.report import write_all
 from pdfindex.api import PdfIndex
-from pdfindex.engine import DEFAULT_ENGINE, embedded_engines, engines
+from pdfindex.config import SETTINGS
+from pdfindex.engine import embedded_engines, engines
 
 HERE = Path(__file__).resolve().parent
 QUICK_PAGES = 200
@@ -72,7 +73,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def default_engines() -> list[str]:
     """Every installed engine, the default one first (its figures fill the top level)."""
-    return sorted(embedded_engines(), key=lambda name: (name != DEFAULT_ENGINE, name))
+    return sorted(embedded_engines(), key=lambda name: (name != SETTINGS["engine"].default, name))
 
 
 def engine_list(text: str) -> list[str]:

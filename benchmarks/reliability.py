@@ -536,10 +536,12 @@ def hostile_env() -> dict[str, str]:
 
 
 def main() -> None:
-    from pdfindex.engine import DEFAULT_ENGINE, embedded_engines
+    from pdfindex.config import SETTINGS
+    from pdfindex.engine import embedded_engines
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    embedded = [DEFAULT_ENGINE] + [e for e in embedded_engines() if e != DEFAULT_ENGINE]
+    default = SETTINGS["engine"].default
+    embedded = [default] + [e for e in embedded_engines() if e != default]
     parser.add_argument(
         "--engines",
         default=",".join(embedded),
@@ -582,7 +584,7 @@ def main() -> None:
         print("2. hostile PDFs", file=sys.stderr)
         root = where / "hostile"
         pdfgen.write_pdf(root / "files" / NORMAL, [f"The {NORMAL_TEXT}."])
-        env = {**hostile_env(), "PDFINDEX_ENGINE": DEFAULT_ENGINE}
+        env = {**hostile_env(), "PDFINDEX_ENGINE": default}
         figures["hostile"] = asyncio.run(hostile_session(root, env, one_at_a_time=True))
     figures["machine"]["load_end"] = os.getloadavg()
     name = f"{date.today()}-reliability"
@@ -921,7 +923,7 @@ def class_shutdown(where: Path) -> Tally:
 
 
 def class_cache(where: Path) -> Tally:
-    from pdfindex.indexer.update import TEXT
+    from pdfindex.indexer.progress import TEXT
 
     tally = Tally("4 cache poisoning by an in-place rewrite")
     for n, (a, b) in enumerate([("alphaword", "bravoword"), ("carbon", "delta"), ("echo", "fox")]):

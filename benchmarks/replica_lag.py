@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pdfindex.engine.postgres.engine import PostgresEngine
 from pdfindex.models import FileRecord
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 
 POLL = 0.0005  # seconds between two searches on the standby
 GUARD = 60.0  # seconds a commit may take to reach the standby before the run fails

@@ -12,16 +12,16 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import whoosh
 
 from benchmarks.pdfwriter import lorem_pages
+from pdfindex.config import index_settings
 from pdfindex.engine import open_engine
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
 from pdfindex.search.ranked import ranked_search
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 
 PAGES = 3000
 PER_DOC = 30
@@ -38,7 +38,7 @@ def median_ms(fn: Callable[[], object], runs: int = 30) -> float:
 
 def main() -> None:
     pages = lorem_pages(PAGES, seed=3)
-    store = open_engine(Path(tempfile.mkdtemp()), "whoosh")
+    store = open_engine(index_settings(tempfile.mkdtemp(), "whoosh"))
     start = time.perf_counter()
     with store.writer(timeout=1) as writer:
         for first in range(0, PAGES, PER_DOC):

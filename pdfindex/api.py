@@ -6,8 +6,6 @@ load on first use, so a process that only searches (`pdfindex search`) starts fa
 
 from __future__ import annotations
 
-import difflib
-import heapq
 import logging
 import os
 import re
@@ -18,8 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rapidfuzz import fuzz, process
-
+from pdfindex import names
 from pdfindex.config import Settings, without_password
 from pdfindex.engine import RankedPages, open_engine
 from pdfindex.errors import (
@@ -30,12 +27,13 @@ from pdfindex.errors import (
     PageOutOfRange,
     PathOutsideFiles,
     PdfIndexError,
+    SourceUnreachable,
 )
 from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
-from pdfindex.indexer.sources import Scope, SourceUnreachable, scope_of, split_named
+from pdfindex.indexer.sources import Scope, scope_of, split_named
 from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
-from pdfindex.models import ExactMatch, FileRecord, PageHit, Summary
-from pdfindex.paths import base_slug, check_folders, relative_posix, resolve_inside
+from pdfindex.models import ElementsState, ExactMatch, FileRecord, PageHit, Summary
+from pdfindex.paths import check_folders, relative_posix, resolve_inside
 from pdfindex.query import Node
 from pdfindex.search.exact import MAX_LIMIT, exact_search
 from pdfindex.search.ranked import ranked_pages, ranked_search
@@ -44,7 +42,8 @@ from pdfindex.workers import IsolatedCalls
 if TYPE_CHECKING:
     from pdfindex.extract.cache import ExtractionCache
     from pdfindex.indexer.live import LiveIndex
-    from pdfindex.indexer.update import Indexer, Progress, Step
+    from pdfindex.indexer.progress import Progress, Step
+    from pdfindex.indexer.update import Indexer
     from pdfindex.semantic.library import Semantic
 
 log = logging.getLogger(__name__)
@@ -67,13 +66,7 @@ class PdfIndex:
             raise ConfigError(f"cannot create index folder {settings.index_dir}: {exc}") from exc
         if not os.access(settings.index_dir, os.W_OK):
             raise ConfigError(f"index folder {settings.index_dir} is not writable")
-        self.engine = open_engine(
-            settings.index_dir,
-            settings.engine,
-            settings.writer_memory_mb,
-            settings.database_url,
-            settings.read_url,
-        )
+        self.engine = open_engine(settings)
         self._cache: ExtractionCache | None = None
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None
@@ -387,13 +380,12 @@ class PdfIndex:
         return real, _under(scope.source, files, real, own=True)
 
     def find_record(self, name: str) -> FileRecord:
-        """A document by path under the files folder, by path without extension, or by
-        slug; an unknown name gets the closest names in the error."""
-        key = name.strip()
-        record = self._lookup(key)
+        """A document by any of its names (pdfindex.names); an unknown name gets the
+        closest names in the error."""
+        record = names.lookup(self, name.strip())
         if record is not None:
             return record
-        close = self.similar_documents(key)
+        close = [r.path for r in names.closest(self, name)]
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise DocumentNotFound(
             f"no indexed document {name!r}{hint}. Give a path under the files folder, "
@@ -401,30 +393,10 @@ class PdfIndex:
             + self.indexing_note()
         )
 
-    def _lookup(self, key: str) -> FileRecord | None:
-        rel = self.library_path(key)
-        for candidate in (rel, rel + ".pdf"):
-            record = self.engine.record(candidate)
-            if record is not None:
-                return record
-        for slug in (key.lower(), base_slug(rel)):  # base_slug: `notes` for notes.txt
-            record = self.engine.record_by_slug(slug)
-            if record is not None:
-                return record
-        return None
-
-    def similar_documents(self, name: str, most: int = 3) -> list[str]:
-        """Paths of indexed documents whose path, stem or slug is close to `name`."""
-        key = name.strip().lower().removesuffix(".pdf")
-        names = self.per_generation("spellings", _spellings)  # a spelling -> its path
-        found = close_matches(key, list(names), n=most * 3, cutoff=0.5)
-        found += [n for n in names if key and key in n]  # a part of the name
-        return list(dict.fromkeys(names[n] for n in found))[:most]
-
     def is_indexed(self, name: str) -> bool:
         """Whether `name` (as find_record takes it) has a catalog record now."""
         try:
-            return self._lookup(name.strip()) is not None
+            return names.lookup(self, name.strip()) is not None
         except PdfIndexError:
             return False
 
@@ -520,7 +492,7 @@ def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
         "last": max((r.indexed_at for r in records), default=None),
         "ocr": _ocr_counts(records),
         "elements": dict(elements.most_common()),
-        "elements_pending": sum(1 for r in records if r.elements_state == "pending"),
+        "elements_pending": sum(1 for r in records if r.elements_state == ElementsState.PENDING),
     }
 
 
@@ -532,39 +504,6 @@ def _ocr_counts(records: Iterable[FileRecord]) -> tuple[int, int, int]:
         sum(r.ocr_missing for r in records),
         sum(1 for r in records if r.ocr_missing),
     )
-
-
-def _spellings(catalog: dict[str, FileRecord]) -> dict[str, str]:
-    """Each document's path, path without extension and slug, lowercased -> its path."""
-    names: dict[str, str] = {}
-    for record in catalog.values():
-        for spelling in (record.path, str(Path(record.path).with_suffix("")), record.slug):
-            names.setdefault(spelling.lower(), record.path)
-    return names
-
-
-def close_matches(word: str, possibilities: list[str], n: int, cutoff: float) -> list[str]:
-    """difflib.get_close_matches(word, possibilities, n, cutoff), the same list, with
-    difflib's ratio (Python, ~0.1 ms a name) worked out only for the likeliest names:
-    it counts the characters of matching blocks, which form a common subsequence, so it
-    is never above rapidfuzz's Indel ratio (the longest common subsequence's, in C),
-    and the names are tried from the highest of that bound down until it is below the
-    n-th best ratio found."""
-    if n <= 0 or not 0.0 <= cutoff <= 1.0:  # difflib's own errors
-        return difflib.get_close_matches(word, possibilities, n, cutoff)
-    floor = max(0.0, cutoff * 100 - 1e-6)  # the margin keeps float rounding out of it
-    bounds = process.extract(word, possibilities, scorer=fuzz.ratio, score_cutoff=floor, limit=None)
-    matcher = difflib.SequenceMatcher()
-    matcher.set_seq2(word)
-    best: list[tuple[float, str]] = []  # the n best (ratio, name), least first
-    for name, bound, _index in bounds:
-        if len(best) == n and bound / 100 + 1e-9 < best[0][0]:
-            break  # no name after this one can reach the n best
-        matcher.set_seq1(name)
-        ratio = matcher.ratio()
-        if ratio >= cutoff:
-            (heapq.heappush if len(best) < n else heapq.heappushpop)(best, (ratio, name))
-    return [name for _ratio, name in heapq.nlargest(n, best)]
 
 
 def _under(source: str, folder: Path, real: Path, own: bool = False) -> str:

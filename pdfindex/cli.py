@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from pdfindex.config import EXTRACTORS, Settings, load_settings
+from pdfindex.config import EVERY_COMMAND, SETTINGS, Setting, Settings, load_settings
 from pdfindex.errors import IndexWriteError, PdfIndexError
+from pdfindex.models import FileStatus
 from pdfindex.paths import check_folders
 
 if TYPE_CHECKING:
     from pdfindex.api import PdfIndex
-    from pdfindex.indexer.update import Step
+    from pdfindex.indexer.progress import Step
     from pdfindex.models import FileRecord, Summary
 
 EMPTY_HINT = "0 pages indexed in {index} — run `pdfindex reindex` (or `pdfindex serve`) first"
@@ -46,6 +47,7 @@ class CliError(click.ClickException):
 
 
 _FLAGS = "pdfindex.flags"
+CommandFn = Callable[..., Any]
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -55,46 +57,51 @@ def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Options every command accepts (`pdfindex serve --root X` and `pdfindex --root X serve`).
+def _option_type(row: Setting) -> Any:
+    """The click type of a setting's flag: its choices, its number type, else text."""
+    if row.name == "root":
+        return click.Path(file_okay=False)
+    if row.name == "engine":
+        return click.Choice(_engine_names())
+    if row.choices:
+        return click.Choice(row.choices)
+    return row.kind if row.kind in (int, float) else None
 
-    They are not passed to the command: _remember collects them for _settings.
-    """
-    shared: dict[str, Any] = {"expose_value": False, "callback": _remember, "is_eager": True}
-    options = [
-        click.option(
-            "--root", type=click.Path(file_okay=False), help="Project root (cwd).", **shared
-        ),
-        click.option("--files-dir", help="Folder of documents (default: ROOT/files).", **shared),
-        click.option("--index-dir", help="Index folder (default: ROOT/index).", **shared),
-        click.option("--log-dir", help="Folder for session logs (default: ROOT/logs).", **shared),
-        click.option(
-            "--engine",
-            type=click.Choice(_engine_names()),
-            help="Index engine (default tantivy).",
-            **shared,
-        ),
-        click.option(
-            "--source",
-            help="This folder's name in a library several folders feed (postgres).",
-            **shared,
-        ),
-        click.option(
-            "--extractor",
-            type=click.Choice(EXTRACTORS),
-            help="Engine for index text.",
-            **shared,
-        ),
-        click.option(
-            "--timeout", type=float, help="Seconds to extract one file (default 120).", **shared
-        ),
-        click.option(
-            "--workers", type=int, help="Extraction processes (default: all cores).", **shared
-        ),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+
+def _option_help(row: Setting) -> str:
+    """The settings table's help, without its Markdown, and the default."""
+    shown = f"  [default: {row.shown_default}]" if row.shown_default else ""
+    return row.help.replace("`", "") + shown
+
+
+def setting_options(command: str) -> Callable[[CommandFn], CommandFn]:
+    """The flags of the settings `command` takes (EVERY_COMMAND: those every command
+    takes, before or after its name: `pdfindex serve --root X`, `pdfindex --root X serve`),
+    from the settings table. They are not passed to the command: _remember collects them
+    for _settings."""
+    rows = [row for row in SETTINGS.values() if row.flag == command]
+
+    def decorate(fn: CommandFn) -> CommandFn:
+        for row in reversed(rows):
+            fn = click.option(
+                row.option,
+                type=_option_type(row),
+                help=_option_help(row),
+                expose_value=False,
+                callback=_remember,
+                is_eager=True,
+            )(fn)
+        return fn
+
+    return decorate
+
+
+common_options = setting_options(EVERY_COMMAND)
+
+
+def json_option(fn: CommandFn) -> CommandFn:
+    """--json: print the result as JSON, for scripts."""
+    return click.option("--json", "as_json", is_flag=True, help="Print as JSON.")(fn)
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -166,15 +173,8 @@ def main() -> None:
 
 @main.command()
 @common_options
+@setting_options("serve")
 @click.option("--no-watch", is_flag=True, help="Do not follow changes in the files folder.")
-@click.option(
-    "--request-timeout",
-    type=float,
-    help="Seconds one tool call may run (default 10; 0 = no limit).",
-    expose_value=False,
-    callback=_remember,
-    is_eager=True,
-)
 @click.pass_context
 @handle_errors
 def serve(ctx: click.Context, no_watch: bool) -> None:
@@ -282,7 +282,7 @@ def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
     show_default=True,
     help="Commit at least this often (seconds), so an interrupted run keeps its work.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option
 @click.option(
     "--take-over-source",
     is_flag=True,
@@ -367,7 +367,7 @@ def _print_summary(summary: Summary) -> None:
 
 @main.command()
 @common_options
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option
 @click.pass_context
 @handle_errors
 def stats(ctx: click.Context, as_json: bool) -> None:
@@ -412,7 +412,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
 @main.command(name="list")
 @common_options
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option
 @click.pass_context
 @handle_errors
 def list_documents(ctx: click.Context, as_json: bool) -> None:
@@ -431,7 +431,7 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
         width = max((len(r.path) for r in records), default=4)
         slug_width = max((len(r.slug) for r in records), default=4)
         for r in records:
-            reason = f"  {r.error}" if r.error and r.status != "ok" else ""
+            reason = f"  {r.error}" if r.error and r.status != FileStatus.OK else ""
             row = f"{r.path:<{width}}  {r.slug:<{slug_width}}  {r.pages:>5}  {r.status}"
             click.echo(row + reason)
     if not records:
@@ -476,7 +476,7 @@ def _document_row(record: FileRecord) -> dict[str, Any]:
     is_flag=True,
     help="With --exact: print only the names of files with an occurrence.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option
 @click.pass_context
 @handle_errors
 def search(
@@ -596,24 +596,20 @@ def _exact(
 
 
 def _check_readable(record: FileRecord) -> None:
-    """--exact on one document whose text could not be read says why, not 'no
-    occurrence'."""
-    if record.status == "encrypted":
-        raise CliError(
-            f"{record.path} is encrypted: its text could not be read without a password, "
-            "so it cannot be searched"
-        )
-    if record.status == "failed":
-        raise CliError(f"{record.path} could not be read, so it cannot be searched: {record.error}")
-    if record.status == "empty":
-        raise CliError(f"{record.path} has no text layer to search ({record.error or 'no text'})")
+    """A search in one document whose text could not be read says why (the wording of
+    pdfindex.names, as the tools'), not 'no occurrence'."""
+    from pdfindex.names import unreadable
+
+    why = unreadable(record, empty=True)
+    if why is not None:
+        raise CliError(f"{why}; it cannot be searched")
 
 
 @main.command()
 @common_options
 @click.argument("file")
 @click.option("--pages", help="Pages to print, e.g. '1-3,5' (default: all).")
-@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@json_option
 @click.pass_context
 @handle_errors
 def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> None:

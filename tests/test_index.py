@@ -9,11 +9,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.api import PdfIndex
+from pdfindex.config import SETTINGS, index_settings
 from pdfindex.engine import open_engine
 from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange, PathOutsideFiles
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 from pdfindex.tools.exact import search_pdf
 from tests import pdfgen
 from tests.brute import brute_force
@@ -201,7 +202,8 @@ def test_exact_search_over_a_real_store_equals_brute_force(
     else:
         query = data.draw(fixed)
     assume(query.strip())
-    engine = open_engine(tmp_path_factory.mktemp("engine"))
+    folder = tmp_path_factory.mktemp("engine")
+    engine = open_engine(index_settings(folder, SETTINGS["engine"].default))
     with engine.writer(timeout=1) as writer:
         for n, pages in enumerate(docs):
             record = FileRecord(
@@ -283,7 +285,7 @@ def test_a_query_holding_a_line_end_hyphen_finds_the_page(
 ) -> None:
     """The query `-\\nword c+` matches `word-\\nword c++` literally, though the index holds
     `wordword`: its words must not narrow as a phrase (found by the property test)."""
-    engine = open_engine(tmp_path, index_engine)
+    engine = open_engine(index_settings(tmp_path, index_engine))
     record = FileRecord("h.pdf", "h", "t", 1, 1, 0.0, "0", "ok", None, 0.0, "x")
     text = "word-\nword c++"
     with engine.writer(timeout=1) as writer:

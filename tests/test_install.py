@@ -24,7 +24,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
-from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.config import SETTINGS
 from tests import pdfgen
 from tests.conftest import ENGINE
 from tests.elementgen import report_pdf
@@ -115,7 +115,7 @@ async def _session(command: Path, root: Path, env: dict[str, str]) -> dict[str, 
 
 @pytest.mark.timeout(INSTALL_TIMEOUT + 600)
 def test_readme_install_alone_runs_every_tool(tmp_path: Path) -> None:
-    if ENGINE["name"] != DEFAULT_ENGINE:
+    if ENGINE["name"] != SETTINGS["engine"].default:
         pytest.skip("the install does not depend on the index engine: one pass is enough")
     bin_dir = _install(tmp_path)
     root = tmp_path / "project"

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from pdfindex.api import PdfIndex
-from pdfindex.config import load_settings
-from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.config import SETTINGS, load_settings
 from pdfindex.errors import ConfigError
 from pdfindex.extract import ocr, rapidocr
 from pdfindex.tools.exact import search_pdf
@@ -122,7 +121,7 @@ def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -
 def test_without_tesseract_rapidocr_reads_scans(tmp_path: Path) -> None:
     """The CLI on a PATH without Tesseract: RapidOCR (a pip dependency) reads the scan, which
     becomes searchable, and stats names the engine that ran."""
-    if ENGINE["name"] != DEFAULT_ENGINE:
+    if ENGINE["name"] != SETTINGS["engine"].default:
         pytest.skip("OCR does not depend on the index engine: RapidOCR runs on one pass only")
     pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "INVOICE NUMBER 4711")
     env = {**os.environ, "PATH": path_without_tesseract(), "PDFINDEX_ELEMENTS": "false"}

@@ -14,6 +14,7 @@ SDK's stdio client for concurrent calls, and the in-memory client for messages.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -27,10 +28,11 @@ from typing import Any
 
 import pytest
 
-from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.config import SETTINGS
 from tests import hostile, pdfgen
 from tests.conftest import ENGINE, make_settings
 from tests.mcpclient import CATCH_UP, InMemory, open_app, stdio, text_of
+from tests.waiting import eventually, indexed
 
 HANDSHAKE_VERSION = "2025-11-25"
 SLOW_RECTS = 300_000  # tiny filled squares on one page: pdfium takes ~1 s to draw them
@@ -40,7 +42,7 @@ RUNAWAY_LINE = "a" * 40 + "!"  # ^(a|aa)+$ backtracks through ~10^8 ways of spli
 
 def one_pass() -> None:
     """The transport and the worker lanes do not depend on the index engine."""
-    if ENGINE["name"] != DEFAULT_ENGINE:
+    if ENGINE["name"] != SETTINGS["engine"].default:
         pytest.skip("the server process does not depend on the index engine: one pass is enough")
 
 
@@ -60,6 +62,9 @@ def slow_layout_pdf(path: Path, pages: int = 10, objects: int = SLOW_OBJECTS) ->
     ]
     data = zlib.compress(hostile.text_ops(["slow layout"]) + b"\n" + b"\n".join(ops), 9)
     return hostile.write(path, hostile.pages_pdf(hostile.stream(data, deflated=True), pages))
+
+
+_PROBES = itertools.count(1)  # the ids of Wire.indexed's searches, negated
 
 
 class Wire:
@@ -132,15 +137,13 @@ class Wire:
 
     def indexed(self, pdf_name: str, query: str) -> None:
         """Wait until the start-up scan has indexed `pdf_name`."""
-        ends = time.monotonic() + CATCH_UP
-        n = 0
-        while time.monotonic() < ends:
-            n += 1
-            self.call(-n, "search_pdf", {"pdf_name": pdf_name, "query": query})
-            if self.wait(-n)["result"].get("structuredContent", {}).get("query_exists"):
-                return
-            time.sleep(0.25)
-        raise AssertionError(f"{pdf_name} was not indexed within {CATCH_UP} s")
+
+        def found() -> bool:
+            ask = -next(_PROBES)  # a fresh id: an earlier probe's answer is no answer
+            self.call(ask, "search_pdf", {"pdf_name": pdf_name, "query": query})
+            return bool(self.wait(ask)["result"].get("structuredContent", {}).get("query_exists"))
+
+        eventually(found, f"{pdf_name} indexed by the start-up scan", CATCH_UP, interval=0.25)
 
     def close(self) -> None:
         assert self.process.stdin is not None
@@ -295,11 +298,7 @@ def test_two_slow_conversions_leave_a_worker_for_page_images(tmp_path: Path) -> 
 
     async def main() -> None:
         async with stdio(tmp_path, env=env) as client:
-            for _ in range(int(CATCH_UP * 4)):  # until the start-up scan has indexed both
-                found = await client.call_tool("search_pdf", {"pdf_name": "slow", "query": "w1"})
-                if json.loads(text_of(found))["query_exists"]:
-                    break
-                await asyncio.sleep(0.25)
+            await indexed(client, "slow", "w1")  # the start-up scan has indexed both
             first = asyncio.create_task(
                 client.call_tool(
                     "extract_pdf_page",

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import reliability
-from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.config import SETTINGS
 from tests import hostile, pdfgen
 from tests.conftest import ENGINE
 
@@ -30,7 +30,7 @@ HANG_GUARD = 10  # seconds: far beyond what the work takes, far below a quadrati
 
 def once(reason: str) -> None:
     """Run a test that does not depend on the index engine in one pass of the suite."""
-    if ENGINE["name"] != DEFAULT_ENGINE:
+    if ENGINE["name"] != SETTINGS["engine"].default:
         pytest.skip(f"{reason}: one pass is enough")
 
 

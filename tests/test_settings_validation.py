@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex.config import load_settings, max_workers
+from pdfindex.config import SETTINGS, load_settings, max_workers
 from pdfindex.errors import ConfigError
 
 
@@ -145,6 +145,58 @@ def test_an_index_in_shared_memory_is_storage(root: Path) -> None:
         pytest.skip("no writable /dev/shm here")
     folder = Path("/dev/shm") / f"pdfindex-test-{os.getpid()}"
     assert load_settings({"index_dir": str(folder)}, root=root).index_dir == folder
+
+
+def test_unset_settings_take_the_tables_defaults(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no flag, variable or pdfindex.toml, each value is its Settings field's default
+    (folders relative to the root), and says so."""
+    for row in SETTINGS.values():
+        monkeypatch.delenv(row.env, raising=False)  # conftest names this pass's engine
+    settings = load_settings(root=root)
+    for name, row in SETTINGS.items():
+        if name == "root":
+            continue
+        wanted = (root / row.default).resolve() if isinstance(row.default, Path) else row.default
+        assert getattr(settings, name) == wanted, name
+        assert settings.sources[name] == "default", name
+
+
+def test_each_setting_is_read_from_its_environment_variable(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PDFINDEX_<NAME>, as the table says, for a setting of each type."""
+    values = {"log_dir": "elsewhere", "ocr_lang": "deu", "log_keep": "3", "ocr": "false"}
+    for name, raw in values.items():
+        monkeypatch.setenv(SETTINGS[name].env, raw)
+    settings = load_settings(root=root)
+    assert (settings.log_dir, settings.ocr_lang) == ((root / "elsewhere").resolve(), "deu")
+    assert (settings.log_keep, settings.ocr) == (3, False)
+    assert settings.sources["log_keep"] == "env PDFINDEX_LOG_KEEP"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('extractor = "pdfbox"', ("extractor='pdfbox'", "choose one of pdfium, pdfminer")),
+        ("page_cache_mb = -1", ("page_cache_mb=-1", "must be 0 (no cache) or more")),
+        ("writer_memory_mb = 8", ("writer_memory_mb=8", "0 (the engine's default) or 16-4096")),
+        ('ocr_lang = "de u"', ("ocr_lang='de u'", "Tesseract codes")),
+        ('source = "Host B"', ("source name 'Host B' (source from pdfindex.toml)",)),
+        ("log_keep = 0", ("log_keep=0", "must be positive")),
+        ("workers = -1", ("workers=-1", "must be 0 (all cores) or more")),
+        ('root = "x"', ("unknown settings root",)),
+    ],
+)
+def test_each_rows_checks_refuse_with_its_message(
+    root: Path, text: str, words: tuple[str, ...]
+) -> None:
+    toml(root, text)
+    with pytest.raises(ConfigError) as refused:
+        load_settings(root=root)
+    for word in words:
+        assert word in str(refused.value)
 
 
 # -- the CLI: one line, exit code 2, from each source --------------------------------

@@ -22,10 +22,11 @@ from typing import Any
 
 from benchmarks.measure.common import WORD, Plan, evenly, log
 from benchmarks.measure.workspace import Workspace
+from pdfindex.config import index_settings
 from pdfindex.engine import open_engine
 from pdfindex.extract.adapters import get_adapter
 from pdfindex.models import FileRecord
-from pdfindex.search.textmatch import index_text
+from pdfindex.text.index import index_text
 
 
 def pick_sample(
@@ -135,7 +136,7 @@ def measure_writer(
     pages = sample.page_count
     log(f"limits: raw {ws.engine} writer on {pages} pages")
     engine_dir = Path(tempfile.mkdtemp(prefix="writer-", dir=ws.root))
-    engine = open_engine(engine_dir, ws.engine)
+    engine = open_engine(index_settings(engine_dir, ws.engine))
     start = time.perf_counter()
     with engine.writer(timeout=10) as writer:
         for record, texts in zip(sample.records, sample.pages, strict=True):

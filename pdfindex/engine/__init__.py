@@ -3,21 +3,23 @@
 Everything above this package (indexer, search, tools, fronts) talks to an Engine and
 the engine-neutral records of `pdfindex.models`; queries arrive as `pdfindex.query`
 trees, which each engine compiles for itself. Each engine is a subpackage here, the only
-one that imports its library, and exports `open_index(folder) -> Engine`; nothing outside
-it names its library.
+one that imports its library, and exports `open_index(settings) -> Engine`; nothing outside
+it names its library. An engine in a folder of its own serves one files folder; a server
+engine (postgres) can hold a library that several folders feed, each under its own source
+name (pdfindex.indexer.sources): `Engine.shared` and the source methods say which, and
+the embedded engines take their plain answers from `OneFolder` and `OneFolderWriter`.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 from contextlib import AbstractContextManager
-from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
+from pdfindex.config import Settings
 from pdfindex.errors import ConfigError
-from pdfindex.models import FileRecord, PageHit, PageRef
+from pdfindex.models import ElementRecord, FileRecord, PageHit, PageRef
 from pdfindex.query import Node, Or, Phrase, Prefix, Term
 
 SERVER_ENGINES = ("postgres",)  # keep the index in a database server, not in a folder
@@ -91,10 +93,22 @@ class EngineWriter(Protocol):
         """New catalog data for a file whose pages stay (mtime after a touch)."""
         ...
 
-    def add_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None: ...
+    def add_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None: ...
 
-    def set_elements(self, record: FileRecord, elements: list[dict[str, Any]]) -> None:
+    def set_elements(self, record: FileRecord, elements: list[ElementRecord]) -> None:
         """A file's elements replaced, and its record with them."""
+        ...
+
+    # -- a library several folders feed (Engine.shared)
+    def claim_source(
+        self, source: str, host: str, folder: str, take_over: bool = False
+    ) -> tuple[str, str] | None:
+        """Record that `folder` on `host` feeds `source`; when another folder does, its
+        (host, folder) instead, unless `take_over`. None for an engine of one folder."""
+        ...
+
+    def forget_source(self, source: str) -> None:
+        """`source` no longer fed by any folder (its records are gone or renamed)."""
         ...
 
 
@@ -104,9 +118,12 @@ class Engine(Protocol):
     name: str
     recovered: str | None  # why the index was found damaged and started empty at open
     # Whether each Chinese or Japanese character is an index word of its own
-    # (pdfindex.query.words): exact search may then require the query's. False only for a
+    # (pdfindex.text.words.words): exact search may then require the query's. False only for a
     # Whoosh index written before, whose analyzer (kept in the index) made runs of them one word.
     splits_cjk: bool
+    # Whether several files folders may feed this index, each under its own source name
+    # (pdfindex.indexer.sources): False for an index in a folder of its own.
+    shared: bool
 
     # -- the catalog
     def generation(self) -> int:
@@ -153,7 +170,7 @@ class Engine(Protocol):
         ...
 
     # -- elements (figures, tables, equations)
-    def elements(self, slug: str) -> list[dict[str, Any]]:
+    def elements(self, slug: str) -> list[ElementRecord]:
         """Every element of a document, in page order."""
         ...
 
@@ -164,7 +181,7 @@ class Engine(Protocol):
         kind: str | None = None,
         slug: str | None = None,
         captions_only: bool = False,
-    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+    ) -> tuple[int, list[tuple[ElementRecord, float]]]:
         """BM25F over labels and captions (and the text around, unless `captions_only`):
         (total, [(element, score)])."""
         ...
@@ -190,24 +207,48 @@ class Engine(Protocol):
 
     def close(self) -> None: ...
 
+    # -- a library several folders feed (`shared`)
+    def use_source(self, source: str) -> None:
+        """Write as `source`: its own writer lock, so other sources write meanwhile."""
+        ...
 
-DEFAULT_ENGINE = "tantivy"
+    def sources(self) -> dict[str, tuple[str, str]]:
+        """Each source of the library: (host, folder) of the folder feeding it."""
+        ...
 
 
-def open_engine(
-    index_dir: Path,
-    name: str = DEFAULT_ENGINE,
-    writer_memory_mb: int = 0,
-    database_url: str = "",
-    read_url: str = "",
-) -> Engine:
-    """The engine `name` over the index in `index_dir` (created when missing); each engine
-    keeps its index in a folder of its own there, so a switch starts it empty and the
-    next reindex fills it from the extraction cache. `writer_memory_mb` bounds what its
-    writer buffers (0: the engine's default); `database_url` names the database of an
-    engine that keeps its index in one (postgres), which the embedded engines ignore, and
-    `read_url` a streaming replica of it to read from."""
-    known = engines()
+class OneFolder:
+    """The shared-library part of Engine for an index in a folder of its own: one files
+    folder feeds it, so there are no sources to keep apart."""
+
+    shared = False
+
+    def use_source(self, source: str) -> None:
+        """Nothing to do: one writer lock, one folder."""
+
+    def sources(self) -> dict[str, tuple[str, str]]:
+        return {}
+
+
+class OneFolderWriter:
+    """The shared-library part of EngineWriter for an index in a folder of its own."""
+
+    def claim_source(
+        self, source: str, host: str, folder: str, take_over: bool = False
+    ) -> tuple[str, str] | None:
+        return None  # nobody else writes this index
+
+    def forget_source(self, source: str) -> None:
+        """Nothing to do: no sources recorded."""
+
+
+def open_engine(settings: Settings) -> Engine:
+    """The engine `settings.engine` over the index in `settings.index_dir` (created when
+    missing); each engine keeps its index in a folder of its own there, so a switch starts
+    it empty and the next reindex fills it from the extraction cache. Each engine's
+    `open_index(settings)` takes from the settings what it needs (the writer's memory, a
+    database and its replica)."""
+    name, known = settings.engine, engines()
     if name not in known:
         raise ConfigError(f"unknown index engine {name!r}: choose one of {', '.join(known)}")
     try:
@@ -216,10 +257,7 @@ def open_engine(
         raise ConfigError(
             f"the {name} engine needs {exc.name}: pip install 'pdfindex[{name}]'"
         ) from exc
-    takes = inspect.signature(module.open_index).parameters
-    urls = {"database_url": database_url, "read_url": read_url}
-    options = {key: value for key, value in urls.items() if key in takes}
-    engine: Engine = module.open_index(index_dir, writer_memory_mb=writer_memory_mb, **options)
+    engine: Engine = module.open_index(settings)
     return engine
 
 
@@ -227,6 +265,8 @@ __all__ = [
     "engines",
     "Engine",
     "EngineWriter",
+    "OneFolder",
+    "OneFolderWriter",
     "PageCandidates",
     "RankedPages",
     "open_engine",

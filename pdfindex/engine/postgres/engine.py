@@ -4,10 +4,7 @@ on any hosts, read at once (from a streaming replica too: `read_url`); one write
 
 from __future__ import annotations
 
-import functools
 import logging
-import math
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -15,42 +12,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import psycopg
 
 from pdfindex import query as pq
 from pdfindex.config import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
-from pdfindex.engine.postgres.compiler import (
-    EVERYTHING,
-    NOTHING,
-    Compiler,
-    bm25_idf,
-    positional,
-    stem_literals,
-)
+from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
-from pdfindex.engine.postgres.postings import FREQUENCIES, Key, Scorer, lexemes
-from pdfindex.engine.postgres.schema import (
-    FORMAT_VERSION,
-    K1,
-    MAX_POSITIONS,
-    TABLES,
-    WRITER_LOCK,
-    B,
-    create_or_check,
-    pairs_of,
-)
-from pdfindex.engine.postgres.topk import Plan, Planner, stems_of
+from pdfindex.engine.postgres.ranking import Ranker, Ranking, like_prefix
+from pdfindex.engine.postgres.schema import FORMAT_VERSION, TABLES, WRITER_LOCK, create_or_check
 from pdfindex.engine.postgres.writer import PostgresWriter
-from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
+from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary
 from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
-from pdfindex.models import FileRecord, PageHit, PageRef
+from pdfindex.models import ElementRecord, FileRecord, PageRef
 
-PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
 TEXT_BATCH = 64  # candidate pages whose texts are read in one query
 EXPANSIONS_KEPT = 256  # typos' vocabulary words remembered (per generation)
-FIRST_SCORED = 100  # candidates of highest bound scored first (_best_candidates)
 REPLAY_WAIT = 30.0  # seconds a writer waits for the read replica to replay the last commit
 REPLAY_POLL = 0.005  # seconds between two looks at the replica's generation
 TABLES_MADE = f"creating the pdfindex tables (format {FORMAT_VERSION})"
@@ -65,22 +42,15 @@ class PostgresEngine:
     name = "postgres"
     splits_cjk = True
     recovered: str | None = None  # the database keeps itself consistent
-    # How the last ranked search found its top pages: "postings" (a query of words and
-    # stems: pdfindex.engine.postgres.postings), "lists" (the impact lists,
-    # pdfindex.engine.postgres.topk), "full" (every matching page scored in SQL) or
-    # "constant" (a broad prefix alone: its first pages).
-    last_ranking = ""
+    shared = True  # several files folders may feed it, each a source (indexer.sources)
     use_postings = True  # False: words and stems ranked in SQL too (tests of the lists)
-    last_scored = (0, 0)  # candidates scored, of the candidates, by the last listed search
 
-    def __init__(self, folder: Path, url: str, read_url: str | None = None) -> None:
+    def __init__(self, folder: Path, url: str, read_url: str = "") -> None:
         if not url:
             raise ConfigError(
                 "the postgres engine needs database_url (PDFINDEX_DATABASE_URL, or "
                 "database_url in pdfindex.toml), e.g. postgresql://user@host/pdfindex"
             )
-        if read_url is None:  # as settings would read it
-            read_url = os.environ.get("PDFINDEX_READ_URL", "")
         self.folder = folder
         self.url = url
         self.where = without_password(url)
@@ -103,6 +73,7 @@ class PostgresEngine:
         self._stats = GenerationCache(lambda _: self._page_stats())
         self._catalog = CatalogCache(lambda _: self._read_catalog())
         self._expansions: dict[tuple[int, str, int], list[str]] = {}
+        self._ranker = Ranker(self._rows, self.similar_terms)
 
     # -- the connection ----------------------------------------------------------------
 
@@ -265,7 +236,7 @@ class PostgresEngine:
             params.append(slug)
         if path and path.endswith("/"):
             conditions.append("path LIKE %s")
-            params.append(_like_prefix(path))
+            params.append(like_prefix(path))
         elif path:
             conditions.append("path = %s")
             params.append(path)
@@ -295,335 +266,22 @@ class PostgresEngine:
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
-        count, mean, listed = self._stats.get(None, self._generation())
-        document_frequency = self._document_frequency(query)
+        return self.ranking(query, limit, slug, pages).pages
 
-        def idf(word: str) -> float:
-            return bm25_idf(count, document_frequency.get(word, 0))
-
-        prefix_pages = functools.cache(self._prefix_pages)
-        prefixes = {leaf.text for leaf in pq.leaves(query) if isinstance(leaf, pq.Prefix)}
-        constant = {  # broad prefixes (Compiler.constant): their idf
-            p: bm25_idf(count, min(count, prefix_pages(p)))
-            for p in prefixes
-            if prefix_pages(p) > 2 * listed
-        }
-        if isinstance(query, pq.Prefix) and query.text in constant and not slug and not pages:
-            return self._first_pages(query, limit, query.boost * constant[query.text])
-        stems = stems_of(self._rows, query)
-        norm_parts = (K1 * (1 - B), K1 * B / max(mean, 1.0))
-        if self.use_postings and not slug and not pages:
-            keys = lexemes(query, stems)
-            if keys is not None:
-                found = self._from_postings(
-                    query, keys, Scorer(idf, self._frequencies, norm_parts, stems), limit
-                )
-                if found is not None:
-                    self.last_ranking = "postings"
-                    return found
-        stemmed = stem_literals(stems)
-        # In float8, as postings.Scorer computes it: the same scores either way.
-        norm = f"{norm_parts[0]!r}::float8 + {norm_parts[1]!r}::float8 * length"
-
-        def scoring() -> Compiler:  # a Compiler per SQL form: each keeps its parameters
-            return Compiler(
-                self.similar_terms,
-                idf,
-                lambda prefix: bm25_idf(count, min(count, prefix_pages(prefix))),
-                stems=True,
-                norm=norm,
-                stemmed=stemmed,
-                several={word: found for word, found in stems.items() if len(found) > 1},
-                constant=frozenset(constant),
-            )
-
-        matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
-        match = matcher.match(query, "words")
-        phrases = positional(query)
-        loose, loose_params = "", []
-        if phrases:
-            # Pages whose positions were cut (schema): their phrases as words anywhere.
-            relaxed = matcher.tsquery(query, relaxed=True)
-            before = len(matcher.params)
-            loose = f" OR (lossy = 1 AND {matcher.condition('words', relaxed)})"
-            loose_params = matcher.params[before:]
-            match = f"({match}{loose})"
-        conditions = [match]
-        params: list[Any] = list(matcher.params)  # the conditions' (`where`)
-        if slug:
-            conditions.append("slug = %s")
-            params.append(slug)
-        if pages:
-            conditions.append("page BETWEEN %s AND %s")
-            params += [pages[0], pages[1]]
-        where = " AND ".join(conditions)
-        if not slug and not pages:
-            scorer = scoring()  # its idf weighs the candidates' bounds (Planner) and scores
-            planner = Planner(
-                self._rows,
-                document_frequency,
-                idf,
-                prefix_pages,
-                self.similar_terms,
-                self._count_terms,
-                mean,
-                stems,
-                scorer.leaf_idf,
-                rare=2 * listed,
-                constant=constant,
-            )
-            plan = planner.plan(query)
-            if plan is not None:
-                # Few candidates: each leaf's frequency read once (tf), by the score and
-                # by whether the candidate matches.
-                score, matched, lateral = scorer.page_score(query)
-
-                def scored(candidates: list[tuple[str, int]]) -> list[tuple[Any, ...]]:
-                    return self._rows(
-                        "WITH candidates AS (SELECT * FROM unnest(%s::text[], %s::int[])"
-                        " AS c(path, page)), scored AS MATERIALIZED ("
-                        f" SELECT p.path, p.page, {score} AS score FROM candidates c"
-                        " JOIN pdfindex_pages p ON p.path = c.path AND p.page = c.page"
-                        f" CROSS JOIN LATERAL (SELECT {lateral} OFFSET 0) tf"
-                        f" WHERE {matched}{loose}),"
-                        " top AS (SELECT path, page, score FROM scored"
-                        " ORDER BY score DESC, path, page LIMIT %s)"
-                        " SELECT t.path, p.slug, t.page, t.score, p.text FROM top t"
-                        " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
-                        " ORDER BY t.score DESC, t.path, t.page",
-                        [
-                            [path for path, _ in candidates],
-                            [page for _, page in candidates],
-                            *scorer.params,
-                            *loose_params,
-                            limit,
-                        ],
-                        indexed=True,
-                    )
-
-                rows = self._best_candidates(plan, scored, limit)
-                if rows is not None:
-                    total = (
-                        int(
-                            self._rows(
-                                f"SELECT count(*) FROM pdfindex_pages WHERE {where}",
-                                params,
-                            )[0][0]
-                        )
-                        if phrases
-                        else self._count_terms(*self._on_terms(query, stemmed))
-                    )
-                    self.last_ranking = "lists"
-                    hits = [
-                        PageHit(path, s, n, float(sc), "", text) for path, s, n, sc, text in rows
-                    ]
-                    return RankedPages(total, hits, self._marked_terms(query, hits))
-        self.last_ranking = "full"
-        # Every match: a LATERAL subquery per row cost more than it saved (the 10-word
-        # question ORed, 36,282 pages: 470 -> 780 ms).
-        inline = scoring()
-        inline_score = inline.score(query, {"words": 1.0})
-        rows = self._rows(
-            # Scored first, apart (MATERIALIZED): the count's window then holds (path,
-            # page, score) rows, not whole pages with their tsvectors, which spilled to
-            # disk past work_mem (390 of 620 ms for `the` at 48,000 pages).
-            "WITH scored AS MATERIALIZED ("
-            f" SELECT path, page, {inline_score} AS score FROM pdfindex_pages WHERE {where}),"
-            " hits AS (SELECT path, page, score, count(*) OVER () AS total FROM scored"
-            " ORDER BY score DESC, path, page LIMIT %s)"
-            " SELECT h.path, p.slug, h.page, h.score, p.text, h.total FROM hits h"
-            " JOIN pdfindex_pages p ON p.path = h.path AND p.page = h.page"
-            " ORDER BY h.score DESC, h.path, h.page",
-            [*inline.params, *params, limit],
-        )
-        hits = [PageHit(path, s, page, float(sc), "", text) for path, s, page, sc, text, _ in rows]
-        total = int(rows[0][5]) if rows else 0
-        return RankedPages(total, hits, self._marked_terms(query, hits))
-
-    def _from_postings(
-        self, query: pq.Node, keys: list[Key], scorer: Scorer, limit: int
-    ) -> RankedPages | None:
-        """The top `limit` pages of a query of words and stems, scored from the postings
-        of `keys` (pdfindex.engine.postgres.postings). None when a writer's commits kept
-        removing the best pages between reading the postings and the pages (the engine
-        then ranks in SQL, in one statement)."""
-        for _ in range(3):
-            rows = self._rows(
-                "SELECT kind, lexeme, string_agg(data, ''::bytea) FROM pdfindex_postings"
-                ' WHERE (kind, lexeme) IN (SELECT * FROM unnest(%s::"char"[], %s::text[]))'
-                " GROUP BY kind, lexeme",
-                ([kind for kind, _ in keys], [word for _, word in keys]),
-                binary=True,
-            )
-            ranked = scorer.rank(query, {(kind, word): data for kind, word, data in rows})
-            pids, scores = ranked.best(limit)
-            hits = self._best_pages(pids.tolist(), scores.tolist(), limit)
-            if hits is None:  # removed since: read again
-                continue
-            return RankedPages(len(ranked.scores), hits, self._marked_terms(query, hits))
-        return None
-
-    def _best_pages(self, pids: list[int], scores: list[float], limit: int) -> list[PageHit] | None:
-        """The `limit` best of `pids` with their texts, ties broken by path and page as
-        SQL's ORDER BY; None when one of them is no longer in the index. Beyond `limit`
-        (ties: copies of one file may tie by the thousand) only the kept pages' texts are
-        read."""
-        text = "text" if len(pids) <= limit else "''"
-        pages = self._rows(
-            f"SELECT pid, path, slug, page, {text} FROM pdfindex_pages WHERE pid = ANY(%s)",
-            (pids,),
-        )
-        if len(pages) < len(pids):
-            return None
-        score = dict(zip(pids, scores, strict=True))
-        pages = sorted(pages, key=lambda row: (-score[row[0]], row[1], row[3]))[:limit]
-        if len(pids) > limit:
-            texts = dict(
-                self._rows(
-                    "SELECT pid, text FROM pdfindex_pages WHERE pid = ANY(%s)",
-                    ([row[0] for row in pages],),
-                )
-            )
-            if len(texts) < len(pages):
-                return None
-            pages = [(pid, path, slug, page, texts[pid]) for pid, path, slug, page, _ in pages]
-        return [
-            PageHit(path, slug, page, score[pid], "", text) for pid, path, slug, page, text in pages
-        ]
-
-    @functools.cached_property
-    def _frequencies(self) -> np.ndarray:
-        """`10 * ts_rank_cd` of a word found n times (index n), as the server computes it."""
-        found = np.zeros(MAX_POSITIONS + 1)
-        for n, value in self._rows(FREQUENCIES):
-            found[n] = value
-        return found
-
-    def _best_candidates(
+    def ranking(
         self,
-        plan: Plan,
-        scored: Callable[[list[tuple[str, int]]], list[tuple[Any, ...]]],
+        query: pq.Node,
         limit: int,
-    ) -> list[tuple[Any, ...]] | None:
-        """The top `limit` of the plan's candidates, scoring few of them: those of highest
-        upper bound first (a rare leaf's pages each gain at most its idf times BM25's
-        most, a list's at most its impact), then every one whose bound reaches the tenth
-        score found. None when that top is not the top of every page (`plan.exact`).
-        A question's rare words hold thousands of pages, most with one of its words:
-        their bounds fall below pages holding several."""
-        bounded = self._rows(
-            f"SELECT path, page, sum(ub) AS ub FROM ({plan.sql}) u(path, page, ub)"
-            " GROUP BY path, page ORDER BY ub DESC, path, page",
-            plan.params,
-            indexed=True,
-        )
-        first = bounded[:FIRST_SCORED]
-        rows = scored([(path, page) for path, page, _ in first])
-        scores = [float(row[3]) for row in rows]
-        self.last_scored = (len(first), len(bounded))
-        if len(bounded) <= FIRST_SCORED:  # every candidate scored
-            return rows if plan.exact(scores, limit) else None
-        rest = plan.bound + float(bounded[FIRST_SCORED][2])  # the most an unscored one scores
-        if plan.exact(scores, limit) and scores[limit - 1] > rest * (1 + 1e-9) + 1e-12:
-            return rows
-        # Every candidate whose bound reaches the tenth score so far (all, without one).
-        floor = scores[limit - 1] * (1 - 1e-9) - 1e-12 if len(scores) >= limit else -math.inf
-        more = [(path, page) for path, page, ub in bounded if plan.bound + ub >= floor]
-        rows = scored(more)
-        self.last_scored = (len(first) + len(more), len(bounded))
-        return rows if plan.exact([float(row[3]) for row in rows], limit) else None
-
-    def _first_pages(self, query: pq.Prefix, limit: int, score: float) -> RankedPages:
-        """A broad prefix alone: every page it is on scores the same (Compiler.constant),
-        so its top pages are its first ones, in the order ties are broken."""
-        literal = Compiler(self.similar_terms).leaf(query)
-        rows = self._rows(
-            "SELECT t.path, p.slug, t.page, p.text FROM (SELECT path, page"
-            " FROM pdfindex_terms WHERE words @@ %s::tsquery ORDER BY path, page LIMIT %s) t"
-            " JOIN pdfindex_pages p ON p.path = t.path AND p.page = t.page"
-            " ORDER BY t.path, t.page",
-            [literal, limit],
-            indexed=True,
-        )
-        self.last_ranking = "constant"
-        hits = [PageHit(path, slug, page, score, "", text) for path, slug, page, text in rows]
-        total = self._count_terms("words @@ %s::tsquery", [literal])
-        return RankedPages(total, hits, self._marked_terms(query, hits))
-
-    def _on_terms(self, query: pq.Node, stemmed: dict[str, str]) -> tuple[str, list[Any]]:
-        """What `query` matches, as a condition on the narrow pdfindex_terms (no phrase:
-        its vectors hold no positions)."""
-        matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
-        return matcher.match(query, "words"), matcher.params
-
-    def _count_terms(self, condition: str, params: list[Any], most: int = 0) -> int:
-        """Pages meeting `condition` on pdfindex_terms (`most`: counted up to that many),
-        from its GIN indexes and narrow heap."""
-        rows = f"SELECT 1 FROM pdfindex_terms WHERE {condition}" + (
-            f" LIMIT {int(most)}" if most else ""
-        )
-        found = self._rows(f"SELECT count(*) FROM ({rows}) AS r", params, indexed=True)
-        return int(found[0][0]) if found else 0
-
-    def _document_frequency(self, node: pq.Node) -> dict[str, int]:
-        """Pages holding each word of the query (its typos' words too)."""
-        wanted: set[str] = set()
-        for leaf in pq.leaves(node):
-            if isinstance(leaf, pq.Term | pq.Stem):
-                wanted.add(leaf.text)
-            elif isinstance(leaf, pq.Phrase):
-                wanted.update(leaf.words)
-                wanted.update(pairs_of(leaf.words))
-            elif isinstance(leaf, pq.Fuzzy):
-                wanted.update(self.similar_terms(leaf.text, leaf.distance))
-        if not wanted:
-            return {}
-        rows = self._rows(
-            "SELECT word, pages FROM pdfindex_words WHERE word = ANY(%s)", (sorted(wanted),)
-        )
-        return dict(rows)  # type: ignore[arg-type]
-
-    def _prefix_pages(self, prefix: str) -> int:
-        """The pages of the words starting with `prefix`, summed (a page with two of
-        them counts twice): the prefix's idf, and how broad it is."""
-        rows = self._rows(
-            "SELECT coalesce(sum(pages), 0) FROM pdfindex_words WHERE word LIKE %s",
-            (_like_prefix(prefix),),
-        )
-        return int(rows[0][0])
-
-    def _marked_terms(self, node: pq.Node, hits: list[PageHit]) -> set[str]:
-        """The index words the query stands for, for snippets to mark; a typo's and a
-        stem's are looked for in the hits' own words."""
-        terms: set[str] = set()
-        hit_words = sorted(pq.word_set([hit.text for hit in hits]))
-        stems = [leaf.text for leaf in pq.leaves(node) if isinstance(leaf, pq.Stem)]
-        if stems and hit_words:
-            rows = self._rows(
-                "SELECT w FROM unnest(%s::text[]) AS w WHERE to_tsvector('pdfindex_stems', w)"
-                " @@ (SELECT string_agg(plainto_tsquery('pdfindex_stems', s)::text, ' | ')"
-                " FROM unnest(%s::text[]) AS s)::tsquery",
-                (hit_words, stems),
-            )
-            terms.update(w for (w,) in rows)
-        for leaf in pq.leaves(node):
-            if isinstance(leaf, pq.Term | pq.Stem):
-                terms.add(leaf.text)
-            elif isinstance(leaf, pq.Phrase):
-                terms.update(leaf.words)
-            elif isinstance(leaf, pq.Prefix):
-                rows = self._rows(
-                    "SELECT word FROM pdfindex_words WHERE word LIKE %s ORDER BY word LIMIT %s",
-                    (_like_prefix(leaf.text), PREFIX_TERMS_MARKED),
-                )
-                terms.update(w for (w,) in rows)
-            else:
-                terms.update(within(hit_words, leaf.text, leaf.distance))
-        return terms
+        slug: str | None = None,
+        pages: tuple[int, int] | None = None,
+    ) -> Ranking:
+        """`ranked`, and which way its pages were found (ranking.Ranker.rank)."""
+        stats = self._stats.get(None, self._generation())
+        return self._ranker.rank(query, limit, stats, slug, pages, self.use_postings)
 
     # -- elements ----------------------------------------------------------------------
 
-    def elements(self, slug: str) -> list[dict[str, Any]]:
+    def elements(self, slug: str) -> list[ElementRecord]:
         rows = self._rows("SELECT record FROM pdfindex_elements WHERE slug = %s", (slug,))
         return sorted((r for (r,) in rows), key=lambda e: (e["page"], e["bbox"][1], e["label"]))
 
@@ -634,7 +292,7 @@ class PostgresEngine:
         kind: str | None = None,
         slug: str | None = None,
         captions_only: bool = False,
-    ) -> tuple[int, list[tuple[dict[str, Any], float]]]:
+    ) -> tuple[int, list[tuple[ElementRecord, float]]]:
         columns = {"caption": 2.0} if captions_only else {"caption": 2.0, "context": 1.0}
         scorer = Compiler(self.similar_terms)  # no page length: k1 saturates, b = 0
         score = scorer.score(query, columns)
@@ -677,7 +335,7 @@ class PostgresEngine:
     def prefix_is_narrow(self, prefix: str, most: int = 8) -> bool:
         rows = self._rows(
             "SELECT count(*) FROM (SELECT 1 FROM pdfindex_words WHERE word LIKE %s LIMIT %s) w",
-            (_like_prefix(prefix), most + 1),
+            (like_prefix(prefix), most + 1),
         )
         return int(rows[0][0]) <= most
 
@@ -833,12 +491,6 @@ def _on_words(tsquery: str, params: list[Any]) -> str:
         return "false" if tsquery == NOTHING else "true"
     params.append(tsquery)
     return "(words @@ %s::tsquery)"
-
-
-def _like_prefix(prefix: str) -> str:
-    """A LIKE pattern for text starting with `prefix` (its % and _ taken literally)."""
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
 
 
 class PostgresCandidates:

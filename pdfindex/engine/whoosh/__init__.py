@@ -3,14 +3,14 @@ whoosh."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from pdfindex.config import Settings
 from pdfindex.engine.whoosh.engine import WhooshEngine
 
 
-def open_index(folder: Path, writer_memory_mb: int = 0) -> WhooshEngine:
-    """The Whoosh index in `folder` (created, or started empty if of an older format)."""
-    return WhooshEngine(folder, writer_memory_mb)
+def open_index(settings: Settings) -> WhooshEngine:
+    """The Whoosh index in `settings.index_dir` (created, or started empty
+    if of an older format)."""
+    return WhooshEngine(settings.index_dir, settings.writer_memory_mb)
 
 
 __all__ = ["WhooshEngine", "open_index"]
