@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pdfindex import names
-from pdfindex.config import Settings, without_password
+from pdfindex.config import Settings
+from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, open_engine
 from pdfindex.errors import (
     ConfigError,

@@ -26,7 +26,8 @@ import pytest
 from click.testing import CliRunner
 
 from pdfindex.cli import main
-from pdfindex.config import load_settings, without_password
+from pdfindex.config import load_settings
+from pdfindex.config.masking import without_password
 from tests import pgserver
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")

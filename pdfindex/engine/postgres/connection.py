@@ -3,7 +3,7 @@
 libpq's own messages are never shown: parsing a URL whose password holds `%`, `/` or `@`
 unencoded, it repeats parts of the password (`invalid percent-encoded token: "Pa55%Secret"`,
 `host=Secret@db`), and a database name it misread comes back in the server's answer.
-A connection error is said from the URL as pdfindex.config.without_password shows it and
+A connection error is said from the URL as pdfindex.config.masking.without_password shows it and
 the kind of failure; a write the database refuses (a user that may only read, a read-only
 database or hot standby) is said by the privilege or setting that refused it.
 """

@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 
 from pdfindex import query as pq
-from pdfindex.config import without_password
+from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable

@@ -9,21 +9,25 @@ load inside the commands that need them, so `--help`, `--version` and `search` s
 
 from __future__ import annotations
 
-import functools
-import pkgutil
 import signal
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from pdfindex.config import EVERY_COMMAND, SETTINGS, Setting, Settings, load_settings
-from pdfindex.errors import IndexWriteError, PdfIndexError
+from pdfindex.cli.options import (
+    CliError,
+    command_settings,
+    common_options,
+    echo_json,
+    handle_errors,
+    json_option,
+    open_index,
+    setting_options,
+)
 from pdfindex.models import FileStatus
-from pdfindex.paths import check_folders
 
 if TYPE_CHECKING:
     from pdfindex.api import PdfIndex
@@ -32,124 +36,6 @@ if TYPE_CHECKING:
 
 EMPTY_HINT = "0 pages indexed in {index} — run `pdfindex reindex` (or `pdfindex serve`) first"
 MAX_LIMIT = 1000  # as pdfindex.search.exact.MAX_LIMIT (not imported: it loads the engine)
-
-
-def _engine_names() -> list[str]:
-    """The subpackages of pdfindex.engine, found without importing any engine."""
-    folder = Path(__file__).with_name("engine")
-    return sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if m.ispkg)
-
-
-class CliError(click.ClickException):
-    """A pdfindex error shown as one line; exit code 2 as grep does."""
-
-    exit_code = 2
-
-
-_FLAGS = "pdfindex.flags"
-CommandFn = Callable[..., Any]
-
-
-def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Collect shared options given before or after the command name."""
-    if value is not None:
-        ctx.find_root().meta.setdefault(_FLAGS, {})[param.name] = value
-    return value
-
-
-def _option_type(row: Setting) -> Any:
-    """The click type of a setting's flag: its choices, its number type, else text."""
-    if row.name == "root":
-        return click.Path(file_okay=False)
-    if row.name == "engine":
-        return click.Choice(_engine_names())
-    if row.choices:
-        return click.Choice(row.choices)
-    return row.kind if row.kind in (int, float) else None
-
-
-def _option_help(row: Setting) -> str:
-    """The settings table's help, without its Markdown, and the default."""
-    shown = f"  [default: {row.shown_default}]" if row.shown_default else ""
-    return row.help.replace("`", "") + shown
-
-
-def setting_options(command: str) -> Callable[[CommandFn], CommandFn]:
-    """The flags of the settings `command` takes (EVERY_COMMAND: those every command
-    takes, before or after its name: `pdfindex serve --root X`, `pdfindex --root X serve`),
-    from the settings table. They are not passed to the command: _remember collects them
-    for _settings."""
-    rows = [row for row in SETTINGS.values() if row.flag == command]
-
-    def decorate(fn: CommandFn) -> CommandFn:
-        for row in reversed(rows):
-            fn = click.option(
-                row.option,
-                type=_option_type(row),
-                help=_option_help(row),
-                expose_value=False,
-                callback=_remember,
-                is_eager=True,
-            )(fn)
-        return fn
-
-    return decorate
-
-
-common_options = setting_options(EVERY_COMMAND)
-
-
-def json_option(fn: CommandFn) -> CommandFn:
-    """--json: print the result as JSON, for scripts."""
-    return click.option("--json", "as_json", is_flag=True, help="Print as JSON.")(fn)
-
-
-def _settings(ctx: click.Context) -> Settings:
-    meta = ctx.find_root().meta
-    if "pdfindex.settings" not in meta:
-        flags = dict(meta.get(_FLAGS, {}))
-        root = flags.pop("root", None)
-        try:
-            settings = load_settings(flags, root=root)
-            # Before anything is created: no index or log folder under a mistyped root.
-            check_folders(settings.root, settings.files_dir, settings.index_dir)
-        except PdfIndexError as exc:
-            raise CliError(str(exc)) from exc
-        meta["pdfindex.settings"] = settings
-    return meta["pdfindex.settings"]
-
-
-def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Map the library's errors to one clear line on stderr."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except PdfIndexError as exc:
-            raise CliError(str(exc)) from exc
-        except OSError as exc:  # a full disk outside the index writer (the text cache)
-            failed = IndexWriteError.about(exc)
-            if failed is None:
-                raise
-            raise CliError(str(failed)) from exc
-
-    return wrapper
-
-
-def open_index(ctx: click.Context) -> PdfIndex:
-    settings = _settings(ctx)
-    from pdfindex.api import PdfIndex
-
-    index = PdfIndex(settings)
-    ctx.call_on_close(index.close)
-    return index
-
-
-def _echo_json(payload: Any) -> None:
-    import json
-
-    click.echo(json.dumps(payload, indent=2, default=str))
 
 
 def _exit_cleanly(_signum: int, _frame: object) -> None:
@@ -187,7 +73,7 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
     # A SIGTERM while the MCP SDK loads (seconds on a busy machine) still exits cleanly;
     # run_server installs its own handler before it starts any thread.
     signal.signal(signal.SIGTERM, _exit_cleanly)
-    settings = _settings(ctx)  # a bad root is one line before the MCP SDK loads
+    settings = command_settings(ctx)  # a bad root is one line before the MCP SDK loads
     from pdfindex.logs import log_limits, setup_logging
     from pdfindex.server import serve as run_server  # the MCP SDK loads only when serving
 
@@ -210,7 +96,7 @@ def watch(ctx: click.Context) -> None:
     """
     from pdfindex.logs import log_limits, setup_logging
 
-    settings = _settings(ctx)
+    settings = command_settings(ctx)
     setup_logging(settings.log_dir, **log_limits(settings))
     index = open_index(ctx)
 
@@ -318,7 +204,7 @@ def reindex(
     if as_json:
         from dataclasses import asdict
 
-        _echo_json(asdict(summary) | ({"semantic": semantic} if semantic else {}))
+        echo_json(asdict(summary) | ({"semantic": semantic} if semantic else {}))
     else:
         _print_summary(summary)
         if semantic:
@@ -380,7 +266,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     index = open_index(ctx)
     info = index.stats()
     if as_json:
-        _echo_json(info)
+        echo_json(info)
         return
     counts = ", ".join(f"{n} {status}" for status, n in info["by_status"].items())
     click.echo(f"documents:   {info['documents']} ({counts})")
@@ -426,7 +312,7 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
     index = open_index(ctx)
     records = index.documents()
     if as_json:
-        _echo_json([_document_row(r) for r in records])
+        echo_json([_document_row(r) for r in records])
     else:
         width = max((len(r.path) for r in records), default=4)
         slug_width = max((len(r.slug) for r in records), default=4)
@@ -553,7 +439,7 @@ def _ranked(
         from dataclasses import asdict
 
         rows = [{k: v for k, v in asdict(h).items() if k != "text"} for h in hits]
-        _echo_json({"total": total, "all_words": every_word, "hits": rows})
+        echo_json({"total": total, "all_words": every_word, "hits": rows})
     else:
         for n, hit in enumerate(hits, start=1):
             snippet = " ".join(hit.snippet.split())
@@ -574,7 +460,7 @@ def _exact(
     if files_only:
         paths = index.files_with(query, document=document)
         if as_json:
-            _echo_json({"files": paths})
+            echo_json({"files": paths})
         for path in paths if not as_json else []:
             click.echo(path)
         found = bool(paths)
@@ -583,7 +469,7 @@ def _exact(
         if as_json:
             from dataclasses import asdict
 
-            _echo_json({"matches": [asdict(m) for m in matches], "more": more})
+            echo_json({"matches": [asdict(m) for m in matches], "more": more})
         else:
             for line in index.match_lines(matches):
                 click.echo(line)
@@ -621,7 +507,7 @@ def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> 
     """
     record, texts = open_index(ctx).page_texts(file, pages)
     if as_json:
-        _echo_json({"path": record.path, "pages": [{"page": n, "text": t} for n, t in texts]})
+        echo_json({"path": record.path, "pages": [{"page": n, "text": t} for n, t in texts]})
         return
     for number, text in texts:
         click.echo(f"--- {record.path} page {number} of {record.pages} ---")

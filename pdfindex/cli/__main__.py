@@ -1,0 +1,5 @@
+"""python -m pdfindex.cli"""
+
+from pdfindex.cli import main
+
+main()
