@@ -1,7 +1,8 @@
 """The whole exception family, mapped once per front (CLI: ClickException, MCP: tool error).
 
 InvalidQuery also is a ValueError (as pdfminer's PDFValueError is), so a caller that
-knows only Python's exceptions still catches bad arguments.
+knows only Python's exceptions still catches bad arguments; SourceUnreachable is a
+FileNotFoundError and UnsafeFile an OSError for the same reason.
 """
 
 from __future__ import annotations
@@ -17,6 +18,19 @@ class ConfigError(PdfIndexError):
     """The configuration (folders, options) cannot be used."""
 
 
+class SourceTaken(ConfigError):
+    """Another folder feeds this source of the library already."""
+
+    @classmethod
+    def about(cls, source: str, host: str, folder: str) -> SourceTaken:
+        named = f"source '{source}'" if source else "its unnamed source"
+        return cls(
+            f"this library is fed by {folder} on {host} as {named}; give this folder its "
+            'own source name (source = "…" in pdfindex.toml or PDFINDEX_SOURCE), or, if it '
+            "replaces that folder, run pdfindex reindex --take-over-source once"
+        )
+
+
 class InvalidQuery(PdfIndexError, ValueError):
     """A query or a search argument is out of bounds or malformed."""
 
@@ -28,6 +42,19 @@ class QueryTooLarge(InvalidQuery):
 
 class DocumentNotFound(PdfIndexError):
     """No indexed document matches the name or slug given."""
+
+
+class SourceUnreachable(DocumentNotFound, FileNotFoundError):
+    """A library path of another source whose folder this host cannot reach (also a
+    FileNotFoundError: a caller asking only whether the file is there gets 'no')."""
+
+    @classmethod
+    def about(cls, path: str, source: str) -> SourceUnreachable:
+        return cls(
+            f"'{path}' is in the library from source '{source}', whose folder is not "
+            "reachable from this host; its text is searchable here, and "
+            f'source_folders.{source} = "/path" makes the file itself readable'
+        )
 
 
 class PageOutOfRange(PdfIndexError):
@@ -48,6 +75,15 @@ class EncryptedDocument(PdfIndexError):
 
 class ConversionError(PdfIndexError):
     """A page could not be converted (layout parse failed, pandoc missing or failed)."""
+
+
+class WorkerDied(PdfIndexError):
+    """A worker ended in the middle of a call: its memory cap, or a crash of the library."""
+
+
+class UnsafeFile(OSError):
+    """A file the indexer refuses to read: not a regular file, or not the one scanned
+    (an OSError, as the open's own refusals are: one `except OSError` takes both)."""
 
 
 class RequestTimeout(PdfIndexError):

@@ -8,7 +8,7 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from pdfindex.errors import ConfigError, PathOutsideFiles
+from pdfindex.errors import ConfigError, PathOutsideFiles, UnsafeFile
 
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -72,10 +72,6 @@ def assign_slug(rel_path: str, taken: set[str]) -> str:
 
 
 Identity = tuple[int, int]  # (st_dev, st_ino): which file the scan saw
-
-
-class UnsafeFile(OSError):
-    """A file the indexer refuses to read: not a regular file, or not the one scanned."""
 
 
 NOT_REGULAR = "skipped: not a regular file"

@@ -8,6 +8,10 @@ on), a call past the memory cap ends its worker, and a fresh worker replaces it.
 is passed as the descriptor the server opened and checked (`paths.open_regular`), never
 by name, so the worker reads exactly the file that was checked.
 
+The skeleton of a worker process (`WorkerProcess` to start, stop and reap it;
+`prepare_worker` and `worker_jobs` inside it) is shared with the extraction workers of
+`indexer/pool.py`.
+
 The workers serve two lanes. A page render (get_page_image, get_element_image) is quick;
 a conversion (extract_pdf_page: a layout parse of up to 50 pages) may hold its worker
 for the whole extraction `timeout`. Conversions may use every worker but one, and they
@@ -23,12 +27,13 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import recv_handle, send_handle
 from typing import Any
 
 from pdfindex import deadline, errors
-from pdfindex.errors import PdfIndexError, RequestTimeout
+from pdfindex.errors import PdfIndexError, RequestTimeout, WorkerDied
 from pdfindex.memory import cap_memory
 
 log = logging.getLogger(__name__)
@@ -37,31 +42,70 @@ IDLE_SECONDS = 120.0  # an idle worker ends after this, so an idle server stays 
 REUSE_SECONDS = IDLE_SECONDS - 15.0  # the server stops using a worker about to end
 RENDER, CONVERT = "render", "convert"  # the lanes: quick page renders, slow conversions
 LANE_WORDS = {RENDER: ("page render", "page renders"), CONVERT: ("conversion", "conversions")}
+_SPAWN = multiprocessing.get_context("spawn")
 
 
-class WorkerDied(PdfIndexError):
-    """A worker ended in the middle of a call: its memory cap, or a crash of the library."""
-
-
-def _worker_main(conn: Connection, memory_mb: int, preload: tuple[str, ...]) -> None:
-    """Worker loop: receive (module, function, args, kwargs) and the descriptor of the
-    file to read; call `function(path, *args, **kwargs)`; send back the result or the
-    error."""
-    os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
-    for module in preload:  # the libraries load before the cap, as in extraction workers
-        importlib.import_module(module)
+def prepare_worker(conn: Connection, memory_mb: int, load: Callable[[], object]) -> None:
+    """The start of every worker process: stdout goes to stderr (it belongs to the MCP
+    protocol in the parent), `load` imports the libraries before the memory cap is set
+    (their start-up size is not the file's fault), and the parent hears "ready" (its
+    time limit for a job starts then)."""
+    os.dup2(2, 1)
+    load()
     cap_memory(memory_mb)
     conn.send("ready")
+
+
+def worker_jobs(conn: Connection, idle: float | None = None) -> Iterator[Any]:
+    """The jobs the parent sends, until it says stop (None), its pipe closes, or (with
+    `idle`) that many seconds pass without one."""
     while True:
         try:
-            if not conn.poll(IDLE_SECONDS):
-                return  # idle for long: the server gets its memory back
+            if idle is not None and not conn.poll(idle):
+                return
             job = conn.recv()
         except (EOFError, KeyboardInterrupt):
             return
         if job is None:
             return
-        module, name, args, kwargs = job
+        yield job
+
+
+class WorkerProcess:
+    """A spawned process running `target(its end of a pipe, *args)`, seen from the parent:
+    started at once, stopped (asked, or killed) and always reaped. Spawned, not forked:
+    a fork of a process that runs threads can copy a lock one of them holds."""
+
+    def __init__(self, target: Callable[..., None], *args: Any) -> None:
+        self.conn, child = _SPAWN.Pipe()
+        self.process = _SPAWN.Process(target=target, args=(child, *args), daemon=True)
+        self.process.start()
+        child.close()
+        self.ready = False  # until its "ready" (prepare_worker)
+
+    def stop(self, kill: bool = False) -> None:
+        """Ask the worker to end (None on its pipe) or kill it; reaped either way, and
+        killed if it has not ended within 5 s."""
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                self.process.kill()
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def _worker_main(conn: Connection, memory_mb: int, preload: tuple[str, ...]) -> None:
+    """Worker loop: receive (module, function, args, kwargs) and the descriptor of the
+    file to read; call `function(path, *args, **kwargs)`; send back the result or the
+    error. Idle for long, it ends: the server gets its memory back."""
+    prepare_worker(conn, memory_mb, lambda: [importlib.import_module(m) for m in preload])
+    for module, name, args, kwargs in worker_jobs(conn, idle=IDLE_SECONDS):
         fd = recv_handle(conn)
         try:
             function = getattr(importlib.import_module(module), name)
@@ -77,15 +121,9 @@ def _worker_main(conn: Connection, memory_mb: int, preload: tuple[str, ...]) -> 
         conn.send(reply)
 
 
-class _Worker:
-    def __init__(self, ctx: Any, memory_mb: int, preload: tuple[str, ...]) -> None:
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(
-            target=_worker_main, args=(child, memory_mb, preload), daemon=True
-        )
-        self.process.start()
-        child.close()
-        self.ready = False
+class _Worker(WorkerProcess):
+    def __init__(self, memory_mb: int, preload: tuple[str, ...]) -> None:
+        super().__init__(_worker_main, memory_mb, preload)
         self.idle_since = time.monotonic()
 
     def wait_ready(self, deadline: float) -> None:
@@ -98,24 +136,7 @@ class _Worker:
         self.ready = True
 
     def stop(self, kill: bool = False) -> None:
-        stop_worker(self.process, self.conn, kill or not self.ready)
-
-
-def stop_worker(process: Any, conn: Connection, kill: bool = False) -> None:
-    """Ask a worker process to end (None on its pipe) or kill it; reaped either way, and
-    killed if it has not ended within 5 s."""
-    if kill:
-        process.kill()
-    else:
-        try:
-            conn.send(None)
-        except OSError:
-            process.kill()
-    process.join(timeout=5)
-    if process.is_alive():
-        process.kill()
-        process.join()
-    conn.close()
+        super().stop(kill or not self.ready)  # one still starting is not listening yet
 
 
 def counted(number: int, lane: str) -> str:
@@ -141,7 +162,6 @@ class IsolatedCalls:
     def __init__(self, size: int, memory_mb: int, preload: tuple[str, ...] = ()) -> None:
         self.size, self.memory_mb, self.preload = max(2, size), memory_mb, preload
         self.lane_size = {RENDER: self.size, CONVERT: self.size - 1}
-        self._ctx = multiprocessing.get_context("spawn")
         self._idle: list[_Worker] = []
         self._started = 0  # workers alive, idle or busy
         self._busy = {RENDER: 0, CONVERT: 0}  # calls running, per lane
@@ -263,7 +283,7 @@ class IsolatedCalls:
         if chosen is not None:
             return chosen
         try:
-            return _Worker(self._ctx, self.memory_mb, self.preload)
+            return _Worker(self.memory_mb, self.preload)
         except BaseException:
             with self._free:
                 self._started -= 1

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from pdfindex.api import PdfIndex
-from pdfindex.config import Settings, load_settings
-from pdfindex.engine import DEFAULT_ENGINE, engines
+from pdfindex.config import SETTINGS, Settings, load_settings
+from pdfindex.engine import engines
 from tests import pdfgen, pgserver
 
 HYPHEN_TEXT = ("The transformer", "architecture", 8)  # -> "architec-" / "ture"
 ENV_PREFIX = "PDFINDEX_"
-ENGINE = {"name": DEFAULT_ENGINE}  # the engine this pass of the suite runs on
+ENGINE = {"name": SETTINGS["engine"].default}  # the engine this pass of the suite runs on
 THREAD_GRACE = 10.0  # seconds a thread may take to finish after the test that started it
 
 
@@ -89,12 +89,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
-        engine = params.get("index_engine", DEFAULT_ENGINE)
+        engine = params.get("index_engine", SETTINGS["engine"].default)
         postgres = engine == "postgres"
         in_list = item.path.name in POSTGRES_MODULES
         if postgres != in_list and (postgres or item.path.name in POSTGRES_ONLY):
             dropped.append(item)
-        elif engine != DEFAULT_ENGINE and _one_pass_only(item, params):
+        elif engine != SETTINGS["engine"].default and _one_pass_only(item, params):
             dropped.append(item)
         else:
             kept.append(item)
@@ -114,14 +114,14 @@ def index_engine(request: pytest.FixtureRequest) -> Iterator[str]:
         try:
             POSTGRES["server"] = pgserver.start_server()
         except pgserver.Unavailable as exc:
-            ENGINE["name"] = DEFAULT_ENGINE
+            ENGINE["name"] = SETTINGS["engine"].default
             pytest.skip(f"PostgreSQL cannot be started here: {exc}")
     yield request.param
     if POSTGRES["server"] is not None:
         POSTGRES["server"].stop()
         POSTGRES["server"] = None
         DATABASES.clear()
-    ENGINE["name"] = DEFAULT_ENGINE
+    ENGINE["name"] = SETTINGS["engine"].default
 
 
 def database_for(root: Path) -> str:

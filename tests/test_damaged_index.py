@@ -23,6 +23,7 @@ from pdfindex.api import PdfIndex
 from tests import pdfgen
 from tests.conftest import ENGINE, make_settings
 from tests.mcpclient import stdio, text_of
+from tests.waiting import eventually_async, indexed
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = 4
@@ -101,20 +102,25 @@ DAMAGE: dict[str, dict[str, Callable[[Path], None]]] = {
 }
 
 
-def _needs_recovered_attribute() -> None:
-    """Whoosh's engine.py (not changed with these tests) must report `recovered` and
-    remove a failed write's files; its cases run once it does. Tantivy's always run."""
+def _reports_recovered() -> None:
+    """These cases need the engine to report `recovered` (why the index it opened was
+    started empty) and to remove a failed write's files: they fail, never skip, when
+    it stops."""
+    from pdfindex.config import index_settings
     from pdfindex.engine import open_engine
 
-    if ENGINE["name"] == "whoosh":
-        probe = open_engine(Path.cwd() / "probe", "whoosh")
-        if not hasattr(probe, "recovered"):
-            pytest.skip("the whoosh engine does not report `recovered` yet (issue 13)")
+    probe = open_engine(index_settings(Path.cwd() / "probe", ENGINE["name"]))
+    reports = hasattr(probe, "recovered")
+    probe.close()
+    assert reports, (
+        f"the {ENGINE['name']} engine no longer reports `recovered`: a damaged index "
+        "would be started empty without a word"
+    )
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_a_damaged_index_is_rebuilt_from_the_cache_with_one_line(built: Path, damage: str) -> None:
-    _needs_recovered_attribute()
+    _reports_recovered()
     engine = ENGINE["name"]
     DAMAGE[damage][engine](built / "index" / engine)
 
@@ -136,7 +142,7 @@ def test_a_damaged_index_is_rebuilt_from_the_cache_with_one_line(built: Path, da
 def test_serve_answers_at_once_on_a_damaged_index_and_refills_it(built: Path) -> None:
     """`serve` does not rebuild before answering: it starts the damaged index empty, says
     so in one log line, and its start-up scan refills it from the extraction cache."""
-    _needs_recovered_attribute()
+    _reports_recovered()
     engine = ENGINE["name"]
     DAMAGE["missing segment file"][engine](built / "index" / engine)
 
@@ -144,13 +150,7 @@ def test_serve_answers_at_once_on_a_damaged_index_and_refills_it(built: Path) ->
         async with stdio(built) as client:
             status = await client.call_tool("get_library_status", {})
             assert not status.is_error, text_of(status)
-            for _ in range(240):
-                found = await client.call_tool("search_pdf", {"pdf_name": "doc2", "query": "zebra"})
-                if json.loads(text_of(found))["query_exists"]:
-                    break
-                await asyncio.sleep(0.25)
-            else:
-                raise AssertionError("the index was not refilled")
+            await indexed(client, "doc2", "zebra")  # the index refilled
 
     asyncio.run(main())
     log = max((built / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime)
@@ -181,6 +181,7 @@ def test_an_index_that_lost_only_its_format_file_is_kept(built: Path) -> None:
 RACER = """
 import sys, time
 from pathlib import Path
+from pdfindex.config import index_settings
 from pdfindex.engine import open_engine
 from pdfindex.errors import IndexLocked
 
@@ -188,7 +189,7 @@ def main():
     folder, start, engine = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
     time.sleep(max(0.0, start - time.time()))
     try:
-        opened = open_engine(folder, engine)
+        opened = open_engine(index_settings(folder, engine))
         with opened.writer(0.1) as writer:
             writer.changed = True
         opened.catalog()
@@ -277,7 +278,7 @@ def test_a_full_disk_gives_one_line_and_leaves_the_index_as_it_was(
 ) -> None:
     """16 files of 300 pages: text cache 3.4 MB, index 8.4 MB. With the text cache
     filled beforehand, the index's own write is the one that fails."""
-    _needs_recovered_attribute()  # the engine change that also cleans up a failed write
+    _reports_recovered()  # the engine change that also cleans up a failed write
     files, held = tmp_path / "files", tmp_path / "held"
     files.mkdir()
     held.mkdir()
@@ -319,7 +320,7 @@ def test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log(
     """The start-up scan of `serve` fills the small disk (text cache and index): the
     server keeps answering, get_library_status names the full disk in one line, and the
     log holds that line without a traceback."""
-    _needs_recovered_attribute()
+    _reports_recovered()
     files = tmp_path / "files"
     files.mkdir()
     for n in range(16):
@@ -327,12 +328,13 @@ def test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log(
 
     async def main() -> str:
         async with stdio(tmp_path, f"--index-dir={small_disk}", "--no-watch") as client:
-            for _ in range(480):
-                status = text_of(await client.call_tool("get_library_status", {}))
-                if "degraded" in status:
-                    return status
-                await asyncio.sleep(0.25)
-            raise AssertionError(f"no full-disk status: {status}")
+
+            async def status() -> str:
+                return text_of(await client.call_tool("get_library_status", {}))
+
+            return await eventually_async(
+                status, "a full-disk status", 120, 0.25, holds=lambda text: "degraded" in text
+            )
 
     status = asyncio.run(main())
     assert "is full: nothing was committed" in status, status

@@ -4,21 +4,13 @@ watcher follows the new folder, the library is rescanned, and the status says so
 from __future__ import annotations
 
 import shutil
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from pdfindex.server import AppContext
 from pdfindex.tools.catalog import library_status
 from tests import pdfgen
 from tests.conftest import make_settings
-
-
-def _until(check: Callable[[], bool], what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.2)
+from tests.waiting import eventually
 
 
 def test_a_replaced_files_folder_is_followed_and_rescanned(tmp_path: Path) -> None:
@@ -32,9 +24,10 @@ def test_a_replaced_files_folder_is_followed_and_rescanned(tmp_path: Path) -> No
         files.rename(tmp_path / "files-before")
         files.mkdir()
         pdfgen.write_pdf(files / "new.pdf", ["a newfolder page"])
-        _until(
-            lambda: set(app.index.engine.catalog()) == {"new.pdf"},
-            "the new folder was never scanned",
+        eventually(
+            lambda: set(app.index.engine.catalog()),
+            "the new folder scanned",
+            holds=lambda names: names == {"new.pdf"},
         )
         live = app.live
         status = library_status(app.index, live.watcher_state(), live.pending, live.last_error)
@@ -42,10 +35,14 @@ def test_a_replaced_files_folder_is_followed_and_rescanned(tmp_path: Path) -> No
 
         pdfgen.write_pdf(tmp_path / "later.pdf", ["a later page"])  # the new one is watched
         shutil.move(tmp_path / "later.pdf", files / "later.pdf")
-        _until(lambda: "later.pdf" in app.index.engine.catalog(), "the new folder is unwatched")
+        eventually(
+            lambda: set(app.index.engine.catalog()),
+            "later.pdf indexed (the new folder watched)",
+            holds=lambda names: "later.pdf" in names,
+        )
 
         shutil.rmtree(files)
-        _until(lambda: "is gone" in live.watcher_state(), "a removed folder went unnoticed")
+        eventually(live.watcher_state, "the removed folder noticed", holds=lambda s: "is gone" in s)
         assert "Watcher: off (the files folder" in library_status(
             app.index, live.watcher_state(), live.pending, live.last_error
         )

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,15 +23,7 @@ from pdfindex.tools.exact import search_pdf
 from tests import elementgen, pdfgen
 from tests.conftest import make_settings
 from tests.test_incremental import consistent
-
-
-def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
+from tests.waiting import eventually
 
 
 def found(index: PdfIndex, name: str, text: str) -> bool:
@@ -66,20 +58,22 @@ def test_catch_up_then_follow_every_kind_of_change(
     assert live.watching
 
     pdfgen.write_pdf(files / "new.pdf", ["freshly landed"])  # add
-    assert eventually(lambda: found(index, "new", "freshly landed"))
+    eventually(lambda: found(index, "new", "freshly landed"), "the added file indexed")
 
     pdfgen.write_pdf(files / "new.pdf", ["rewritten content"])  # modify
-    assert eventually(lambda: found(index, "new", "rewritten content"))
+    eventually(lambda: found(index, "new", "rewritten content"), "the change indexed")
 
     (files / "deep" / "er").mkdir(parents=True)  # move into a new sub-folder
     (files / "new.pdf").rename(files / "deep" / "er" / "moved.pdf")
-    assert eventually(lambda: found(index, "deep/er/moved", "rewritten"))
+    eventually(lambda: found(index, "deep/er/moved", "rewritten"), "the moved file indexed")
     assert index.engine.record("new.pdf") is None
     assert live.wait_idle(30)  # text is committed before the run (its elements pass) ends
     assert live.last_summary is not None and live.last_summary.parsed == 0
 
     (files / "first.pdf").unlink()  # delete
-    assert eventually(lambda: index.engine.record("first.pdf") is None)
+    eventually(
+        lambda: index.engine.record("first.pdf"), "the deleted file gone", holds=lambda r: r is None
+    )
     consistent(index)
 
 
@@ -93,7 +87,7 @@ def test_wait_for_one_file_and_progress_of_an_update(
     assert index.indexing() is None and not live.wait_for(lambda: False, 0.1)
     pdfgen.write_pdf(tmp_path / "files" / "landed.pdf", ["just landed"])
     # (until the observer has seen the file, nothing is pending and wait_for returns)
-    assert eventually(lambda: live.wait_for(lambda: index.is_indexed("landed"), 30))
+    eventually(lambda: live.wait_for(lambda: index.is_indexed("landed"), 30), "landed.pdf indexed")
     assert found(index, "landed", "just landed")
     assert live.wait_idle(30)
     assert ("text", 1, 1, "landed.pdf") in steps
@@ -106,7 +100,7 @@ def test_editor_save_via_temp_file_and_rename(
     files = tmp_path / "files"
     pdfgen.write_pdf(files / ".report.pdf.tmp", ["saved by an editor"])
     os.replace(files / ".report.pdf.tmp", files / "report.pdf")
-    assert eventually(lambda: found(index, "report", "saved by an editor"))
+    eventually(lambda: found(index, "report", "saved by an editor"), "the saved file indexed")
     assert ".report.pdf.tmp" not in index.engine.catalog()
 
 
@@ -121,7 +115,7 @@ def test_a_slowly_written_file_is_indexed_when_complete(
         handle.flush()
         time.sleep(1.5)  # longer than the quiet period: a scan sees half a file
         handle.write(data[len(data) // 2 :])
-    assert eventually(lambda: found(index, "slow", "written slowly"))
+    eventually(lambda: found(index, "slow", "written slowly"), "the completed file indexed")
     record = index.engine.record("slow.pdf")
     assert record is not None and record.status == "ok" and record.size == len(data)
 
@@ -170,7 +164,9 @@ def test_sigkill_mid_build_leaves_a_consistent_index(tmp_path: Path) -> None:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     reader = PdfIndex(make_settings(tmp_path))  # a reader beside the writer never waits
     try:
-        assert eventually(lambda: len(reader.engine.catalog()) >= 3, timeout=60)
+        eventually(
+            lambda: len(reader.engine.catalog()), "3 files committed", holds=lambda n: n >= 3
+        )
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
@@ -200,7 +196,11 @@ def test_sigkill_in_the_elements_pass_leaves_a_consistent_index(tmp_path: Path) 
         return Counter(r.elements_state for r in reader.engine.catalog().values())
 
     try:  # the text of all 60 is committed first, then their elements in batches
-        assert eventually(lambda: states()["done"] >= 1 and states()["pending"] >= 1, timeout=60)
+        eventually(
+            states,
+            "a file's elements done and another's pending",
+            holds=lambda counts: counts["done"] >= 1 and counts["pending"] >= 1,
+        )
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()

@@ -14,16 +14,41 @@ from pathlib import Path
 
 import pytest
 
-from pdfindex.config import load_settings
-from pdfindex.engine import DEFAULT_ENGINE
+from pdfindex.config import SETTINGS, load_settings
 from pdfindex.errors import ConfigError, RequestTimeout
 from pdfindex.tools.fuzzy import MAX_SPELLINGS
 from tests import hostile, pdfgen
 from tests.conftest import ENGINE, make_settings
 from tests.mcpclient import InMemory, image_of, open_app, stdio, text_of
 from tests.test_bounded_requests import write_huge_page_pdf
+from tests.waiting import eventually_async, indexed
 
 SLOW_OBJECTS = 200_000  # text objects on one page: pdfminer's layout of it takes minutes
+
+
+def spawned_workers(root: Path) -> set[int]:
+    """The worker processes (multiprocessing's spawned children) of the `pdfindex serve`
+    of `root`, read from /proc: a conversion starts one on its server's first page call."""
+    processes: dict[int, tuple[int, list[bytes]]] = {}  # pid -> (parent, command line)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # ended meanwhile
+            continue
+        processes[int(entry.name)] = (int(stat.rpartition(")")[2].split()[1]), command)
+    servers = {
+        pid
+        for pid, (_, command) in processes.items()
+        if b"serve" in command and str(root).encode() in command
+    }
+    return {
+        pid
+        for pid, (parent, command) in processes.items()
+        if parent in servers and any(b"spawn_main" in part for part in command)
+    }
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +175,7 @@ def test_the_deadline_helpers() -> None:
 def test_a_slow_request_does_not_hold_up_a_fast_one(tmp_path: Path) -> None:
     """Over stdio: while extract_pdf_page on the slow page runs to its limit, searches
     on the same server answer; the slow one then ends with the named timeout."""
-    if ENGINE["name"] != DEFAULT_ENGINE:
+    if ENGINE["name"] != SETTINGS["engine"].default:
         pytest.skip("the worker pool does not depend on the index engine: one pass is enough")
     files = tmp_path / "files"
     files.mkdir()
@@ -160,17 +185,19 @@ def test_a_slow_request_does_not_hold_up_a_fast_one(tmp_path: Path) -> None:
     async def main() -> None:
         env = {"PDFINDEX_REQUEST_TIMEOUT": "4", "PDFINDEX_ELEMENTS": "false"}
         async with stdio(tmp_path, env=env) as client:
-            for _ in range(240):  # until the start-up scan has indexed the slow page
-                found = await client.call_tool("search_pdf", {"pdf_name": "many", "query": "w1"})
-                if json.loads(text_of(found))["query_exists"]:
-                    break
-                await asyncio.sleep(0.25)
+            await indexed(client, "many", "w1")  # the start-up scan has indexed the slow page
+            before = spawned_workers(tmp_path)  # the extraction workers (a kept pool)
             slow = asyncio.create_task(
                 client.call_tool(
                     "extract_pdf_page", {"file": "many.pdf", "pages": [1], "output_format": "plain"}
                 )
             )
-            await asyncio.sleep(0.3)  # the conversion has started
+            await eventually_async(  # the conversion has started: its worker is there
+                lambda: asyncio.to_thread(spawned_workers, tmp_path),
+                "a page worker started by the conversion",
+                timeout=30,
+                holds=lambda workers: workers - before,
+            )
             for _ in range(5):
                 fast = await client.call_tool("search_pdf", {"pdf_name": "doc", "query": "hello"})
                 assert json.loads(text_of(fast))["query_exists"] is True

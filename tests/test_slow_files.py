@@ -18,6 +18,7 @@ from pdfindex.server import AppContext
 from tests import pdfgen
 from tests.conftest import make_settings
 from tests.test_server import RawServer
+from tests.waiting import eventually
 
 needs_tesseract = pytest.mark.skipif(
     not ocr.tesseract().available, reason="Tesseract is not installed (.ci/run installs it)"
@@ -47,13 +48,15 @@ def test_a_scan_being_read_does_not_keep_a_new_file_waiting(tmp_path: Path) -> N
     settings = make_settings(tmp_path, timeout=300.0, workers=2, elements=False)
     app = AppContext.open(settings, watch=True).start()
     try:
-        time.sleep(2)  # the scan is being read
+        kept = eventually(lambda: app.live.indexer.shared_pool, "the kept extraction pool")
+        eventually(kept.busy, "the scan being read")
         pdfgen.write_pdf(tmp_path / "small.pdf", ["a small zebrafinch note"])
         shutil.move(tmp_path / "small.pdf", tmp_path / "files" / "small.pdf")
-        deadline = time.monotonic() + 60
-        while "small.pdf" not in app.index.engine.catalog():
-            assert time.monotonic() < deadline, "the small file waited for the scan"
-            time.sleep(0.2)
+        eventually(
+            lambda: set(app.index.engine.catalog()),
+            "the small file indexed while the scan is read",
+            holds=lambda names: "small.pdf" in names,
+        )
         catalog = app.index.engine.catalog()
         assert "big-scan.pdf" not in catalog  # still being read: the small file did not wait
         assert app.live.indexer.shared_pool is not None

@@ -19,19 +19,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pdfindex.convert.blocks import Block, Heading, ListBlock, Paragraph, analyse, grid_text
 from pdfindex.errors import ConversionError, EncryptedDocument, InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters.pdfminer import layout_pages
-from pdfindex.layout.records import (
-    Block,
-    Heading,
-    ListBlock,
-    PageLayout,
-    Paragraph,
-    TextBlock,
-    TextLine,
-    analyse,
-    grid_text,
-)
+from pdfindex.layout.records import PageLayout, TextBlock, TextLine
 
 FORMATS = ("markdown", "html", "plain", "latex", "docx")
 PANDOC_FORMATS = ("latex", "docx")

@@ -18,9 +18,9 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from pdfindex.errors import IndexLocked, IndexWriteError, ReadOnlyIndex
-from pdfindex.indexer.sources import SourceTaken
-from pdfindex.indexer.update import Indexer, Step
+from pdfindex.errors import IndexLocked, IndexWriteError, ReadOnlyIndex, SourceTaken
+from pdfindex.indexer.progress import Step
+from pdfindex.indexer.update import Indexer
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import Summary
 

@@ -2,12 +2,12 @@
 
 concurrent.futures cannot stop a task that hangs, so each worker is a process of its
 own: a file that hangs is killed and its worker replaced; a crash is a `failed` file.
+A worker's start, memory cap and stop are `pdfindex.workers`' skeleton.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -18,9 +18,9 @@ from typing import Any
 from pdfindex.errors import PdfIndexError
 from pdfindex.extract.adapters.base import FAILED, Extraction
 from pdfindex.extract.worker import ExtractOptions
-from pdfindex.memory import cap_memory, release_freed_memory
+from pdfindex.memory import release_freed_memory
 from pdfindex.paths import Identity, fd_path, open_regular
-from pdfindex.workers import stop_worker
+from pdfindex.workers import WorkerProcess, prepare_worker, worker_jobs
 
 ELEMENTS = "elements"  # the task name of an elements-pass job
 
@@ -32,32 +32,28 @@ def _worker_main(
 ) -> None:
     """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
     each slow step, which restarts the time limit)."""
-    os.dup2(2, 1)  # stdout belongs to the MCP protocol in the parent: never write to it
-    from pdfindex.extract.adapters import fallback_for, get_adapter
-    from pdfindex.extract.worker import extract_file  # noqa: F401  (loaded before the cap)
-
-    for name in (engine, fallback_for(engine)):  # the PDF libraries load on first use
-        if name:
-            get_adapter(name)
-    cap_memory(memory_mb)
     try:
+        prepare_worker(conn, memory_mb, lambda: _load_libraries(engine))
         _serve_jobs(conn, engine, options)
     except (BrokenPipeError, ConnectionResetError, EOFError):
         return  # the indexer is gone (killed): end quietly, no traceback on stderr
+
+
+def _load_libraries(engine: str) -> None:
+    """The extraction code and the PDF libraries, which load on first use otherwise."""
+    from pdfindex.extract.adapters import fallback_for, get_adapter
+    from pdfindex.extract.worker import extract_file  # noqa: F401
+
+    for name in (engine, fallback_for(engine)):
+        if name:
+            get_adapter(name)
 
 
 def _serve_jobs(conn: Connection, engine: str, options: ExtractOptions | None) -> None:
     """Extract each file sent until told to stop (None) or the pipe closes."""
     from pdfindex.extract.worker import extract_file
 
-    conn.send("ready")  # the time limit starts once imports are done
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, KeyboardInterrupt):
-            return
-        if job is None:
-            return
+    for job in worker_jobs(conn):
 
         def beat() -> None:
             conn.send("alive")
@@ -95,23 +91,12 @@ def find_elements(
         os.close(fd)
 
 
-class _Worker:
-    def __init__(
-        self, ctx: Any, engine: str, memory_mb: int, options: ExtractOptions | None
-    ) -> None:
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(
-            target=_worker_main, args=(child, engine, memory_mb, options), daemon=True
-        )
-        self.process.start()
-        child.close()
-        self.ready = False
+class _Worker(WorkerProcess):
+    def __init__(self, engine: str, memory_mb: int, options: ExtractOptions | None) -> None:
+        super().__init__(_worker_main, engine, memory_mb, options)
         self.job: tuple[Any, Any] | None = None  # (key, task)
         self.detached = False  # its run ended first: the next run may adopt the task
         self.deadline = 0.0
-
-    def stop(self, kill: bool = False) -> None:
-        stop_worker(self.process, self.conn, kill)
 
 
 TICK = None  # what `run` yields when nothing finished for a tick: a caller's turn to act
@@ -136,7 +121,6 @@ class ExtractionPool:
     ) -> None:
         self.engine, self.size, self.timeout, self.memory_mb = engine, workers, timeout, memory_mb
         self.options = options
-        self._ctx = multiprocessing.get_context("spawn")
         self._workers: list[_Worker] = []
         self._start_failures = 0
         self._closing = False
@@ -174,7 +158,7 @@ class ExtractionPool:
         return sum(1 for w in self._workers if w.job is not None)
 
     def _spawn(self) -> _Worker:
-        return _Worker(self._ctx, self.engine, self.memory_mb, self.options)
+        return _Worker(self.engine, self.memory_mb, self.options)
 
     def run(
         self, jobs: Iterable[tuple[Any, Any]], tick: float | None = None

@@ -13,37 +13,11 @@ from __future__ import annotations
 import posixpath
 import socket
 from dataclasses import dataclass
-from typing import Any
 
-from pdfindex.errors import ConfigError, DocumentNotFound, PathOutsideFiles
+from pdfindex.engine import Engine
+from pdfindex.errors import PathOutsideFiles
 
 UNNAMED = ""  # the source of a root without a source name
-
-
-class SourceUnreachable(DocumentNotFound, FileNotFoundError):
-    """A library path of another source whose folder this host cannot reach (also a
-    FileNotFoundError: a caller asking only whether the file is there gets 'no')."""
-
-    @classmethod
-    def about(cls, path: str, source: str) -> SourceUnreachable:
-        return cls(
-            f"'{path}' is in the library from source '{source}', whose folder is not "
-            "reachable from this host; its text is searchable here, and "
-            f'source_folders.{source} = "/path" makes the file itself readable'
-        )
-
-
-class SourceTaken(ConfigError):
-    """Another folder feeds this source of the library already."""
-
-    @classmethod
-    def about(cls, source: str, host: str, folder: str) -> SourceTaken:
-        named = f"source '{source}'" if source else "its unnamed source"
-        return cls(
-            f"this library is fed by {folder} on {host} as {named}; give this folder its "
-            'own source name (source = "…" in pdfindex.toml or PDFINDEX_SOURCE), or, if it '
-            "replaces that folder, run pdfindex reindex --take-over-source once"
-        )
 
 
 def host_name() -> str:
@@ -58,10 +32,9 @@ class Feeder:
     folder: str
 
 
-def sources_of(engine: Any) -> dict[str, Feeder]:
+def sources_of(engine: Engine) -> dict[str, Feeder]:
     """The sources a library records (none for an engine of one folder: embedded)."""
-    listing = getattr(engine, "sources", None)
-    return {name: Feeder(*where) for name, where in listing().items()} if listing else {}
+    return {name: Feeder(*where) for name, where in engine.sources().items()}
 
 
 @dataclass(frozen=True)
@@ -104,7 +77,7 @@ def split_named(path: str, names: set[str]) -> tuple[str, str] | None:
     return head, inside
 
 
-def scope_of(source: str, engine: Any, also: set[str] | None = None) -> Scope:
+def scope_of(source: str, engine: Engine, also: set[str] | None = None) -> Scope:
     """`source`'s scope in the library `engine` holds: the other named sources are those
     it records, and `also` (source_folders' names)."""
     named = set(sources_of(engine)) | (also or set())

@@ -16,7 +16,7 @@ from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters.base import EMPTY, OK
-from pdfindex.models import FileRecord
+from pdfindex.models import ElementRecord, FileRecord
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.search.understand import understand
 from pdfindex.tools import names
@@ -83,7 +83,7 @@ def search_documents(
     return "\n".join(lines)
 
 
-def element_lines(n: int, element: dict[str, Any], score: float) -> list[str]:
+def element_lines(n: int, element: ElementRecord, score: float) -> list[str]:
     """One numbered element result: the compound key (slug, label) to follow up with."""
     lines = [
         f"[{n}] {element['kind'].upper()}: {element['label']}",

@@ -17,14 +17,13 @@ from pathlib import Path
 
 from pdfindex import deadline
 from pdfindex.api import PdfIndex, parse_pages
-from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange
+from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange, WorkerDied
 from pdfindex.paths import open_regular
 from pdfindex.tools.budget import cut_text, items_budget
 from pdfindex.tools.catalog import record_by_slug
 from pdfindex.tools.names import find_document, readable
 from pdfindex.tools.render import MAX_DPI, MIN_DPI
 from pdfindex.tools.results import ExtractPdfPageResult
-from pdfindex.workers import WorkerDied
 
 DEFAULT_DPI = 150
 NO_LIMIT = 3600.0  # seconds a worker call may take when request_timeout is 0

@@ -12,12 +12,11 @@ import re
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES, Element
-from pdfindex.errors import DocumentNotFound, InvalidQuery
+from pdfindex.errors import DocumentNotFound, InvalidQuery, WorkerDied
 from pdfindex.models import FileRecord
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.tools.catalog import element_lines, record_by_slug, shorten
 from pdfindex.tools.pages import NO_LIMIT, checked_dpi, opened, too_large
-from pdfindex.workers import WorkerDied
 
 MAX_LIMIT = 50
 HYBRID_DEPTH = 50  # elements BM25 finds for the hybrid ranking to re-order
