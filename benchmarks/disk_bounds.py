@@ -208,7 +208,8 @@ def legacy_folder(root: Path, count: int, max_sessions: int, limit: float) -> di
             started = time.monotonic()
             answer = passages.list_sessions(store, 40_000, page=1, page_size=50)
             timings["list_sessions"].append(time.monotonic() - started)
-        assert answer["status"] == "success" and answer["total_count"] <= max_sessions
+        assert answer["status"] == "success"
+        assert answer["total_count"] <= max_sessions
         with deadline.limit(limit):
             started = time.monotonic()
             store.record(store.new(), "a new question", ["doc"])

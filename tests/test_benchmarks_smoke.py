@@ -149,9 +149,11 @@ def assert_numbers(key: str, value: Any) -> None:
             assert_numbers(f"{key}.{field}", value.get(field))
         return
     if isinstance(value, int | float) and not isinstance(value, bool):
-        assert math.isfinite(value) and value >= 0, f"{key} = {value!r}"
+        assert math.isfinite(value), f"{key} = {value!r}"
+        assert value >= 0, f"{key} = {value!r}"
         return
-    assert isinstance(value, str | dict) and value, f"{key} = {value!r}: not a figure"
+    assert isinstance(value, str | dict), f"{key} = {value!r}: not a figure"
+    assert value, f"{key} = {value!r}: not a figure"
 
 
 def lookup(data: dict[str, Any], key: str, where: str = "") -> tuple[dict[str, Any], str]:
@@ -267,5 +269,6 @@ def test_reliability_round3_classifies_attempts(tmp_path: Path) -> None:
 
     for tally in (class_settings(tmp_path), class_caps(tmp_path)):
         row = tally.row()
-        assert row["tried"] >= 4 and sum(row[o] for o in OUTCOMES) == row["tried"], row
+        assert row["tried"] >= 4, row
+        assert sum(row[o] for o in OUTCOMES) == row["tried"], row
         assert row["handled"] == row["tried"], tally.attempts

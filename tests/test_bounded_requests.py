@@ -80,7 +80,8 @@ def test_snippet_of_a_word_found_40000_times_on_a_page() -> None:
     four times that; linear, a blink."""
     text = "alpha " * (2 * REPEATS)
     shown = snippet(text, {"alpha"})
-    assert shown.startswith("**alpha** **alpha**") and shown.endswith("…")
+    assert shown.startswith("**alpha** **alpha**")
+    assert shown.endswith("…")
     assert len(shown.replace("**", "")) <= 241
 
 
@@ -89,7 +90,8 @@ def test_search_documents_on_a_page_holding_one_word_40000_times(client: InMemor
     result = client.call("search_documents", query="alpha")
     text = text_of(result)
     assert not result.is_error, text
-    assert "Document: many" in text and "**alpha** **alpha**" in text
+    assert "Document: many" in text
+    assert "**alpha** **alpha**" in text
 
 
 @pytest.mark.parametrize("tool", ["search_documents", "search_visual_elements"])
@@ -97,7 +99,8 @@ def test_deep_nesting_is_refused_by_name(client: InMemory, tool: str) -> None:
     for query in ["(" * 999, "(" * 600 + "a" + ")" * 600, "NOT " * 450 + "a"]:
         result = client.call(tool, query=query)
         text = text_of(result)
-        assert result.is_error and f"nest more than {MAX_DEPTH} deep" in text, text
+        assert result.is_error, text
+        assert f"nest more than {MAX_DEPTH} deep" in text, text
         assert "internal error" not in text
 
 
@@ -116,7 +119,8 @@ def test_a_999_word_phrase_is_refused_by_name(client: InMemory) -> None:
     assert f"the phrase has 330 words; the limit is {MAX_PHRASE_WORDS}" in text_of(result)
     longest = '"' + " ".join(["alpha"] * MAX_PHRASE_WORDS) + '"'
     found = client.call("search_documents", query=longest)
-    assert not found.is_error and "Document: many" in text_of(found)
+    assert not found.is_error
+    assert "Document: many" in text_of(found)
 
 
 def _unbounded(schema: dict[str, Any], where: str, defs: dict[str, Any]) -> list[str]:
@@ -169,7 +173,8 @@ def test_bad_paths_name_the_argument_and_the_cause(
     result = client.call(tool, **arguments)
     text = text_of(result)
     assert result.is_error, text[:300]
-    assert "internal error" not in text and "Errno" not in text, text[:300]
+    assert "internal error" not in text, text[:300]
+    assert "Errno" not in text, text[:300]
     for part in named:
         assert part in text, text[:300]
     assert len(text) <= limit_of(client)
@@ -191,8 +196,10 @@ def test_failed_and_encrypted_files_say_so(
         asked = json.loads(json.dumps(arguments).replace("{}", name))
         result = client.call(tool, **asked)
         text = text_of(result)
-        assert result.is_error and cause in text, text
-        assert "out of range" not in text and "pages 1-0" not in text
+        assert result.is_error, text
+        assert cause in text, text
+        assert "out of range" not in text
+        assert "pages 1-0" not in text
 
 
 def test_a_page_too_large_to_render_names_its_cause(client: InMemory) -> None:
@@ -202,11 +209,13 @@ def test_a_page_too_large_to_render_names_its_cause(client: InMemory) -> None:
     text = text_of(result)
     assert not result.is_error, text
     images = [c for c in result.content if c.type == "image"]
-    assert images and "Rendered at 0.4" in text, text
+    assert images, text
+    assert "Rendered at 0.4" in text, text
     width, height = Image.open(io.BytesIO(base64.b64decode(images[0].data))).size
     assert width * height <= MAX_PIXELS
     converted = client.call("extract_pdf_page", file="huge", pages=[1])
-    assert not converted.is_error and "huge page" in text_of(converted)
+    assert not converted.is_error
+    assert "huge page" in text_of(converted)
 
 
 # -- point 10: the response cap ---------------------------------------------------------

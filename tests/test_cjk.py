@@ -73,7 +73,10 @@ def test_words_split_cjk_characters_and_keep_other_words() -> None:
     assert query_words("安定版、日本") == ["安定", "定版", "日本"]
     assert query_words("版 word") == ["版", "word"]
     assert cjk_runs("x安定版 y") == [["x"], ["安", "定", "版"], ["y"]]
-    assert is_cjk("安定") and is_cjk("ー") and not is_cjk("word") and not is_cjk("한")
+    assert is_cjk("安定")
+    assert is_cjk("ー")
+    assert not is_cjk("word")
+    assert not is_cjk("한")
 
 
 def test_a_run_in_a_query_is_a_phrase_of_its_characters() -> None:
@@ -82,7 +85,8 @@ def test_a_run_in_a_query_is_a_phrase_of_its_characters() -> None:
     long = parse("あ" * 45)  # past MAX_PHRASE_WORDS: phrases that overlap by one character
     assert [len(p.words) for p in long.children] == [20, 20, 7]
     natural = understand("安定版はどこ？")  # pairs, any of them, more of them higher
-    assert Phrase(("安", "定")) in natural.children and Term("安") not in natural.children
+    assert Phrase(("安", "定")) in natural.children
+    assert Term("安") not in natural.children
 
 
 @pytest.mark.parametrize(
@@ -96,10 +100,12 @@ def test_a_word_inside_a_run_is_found_by_ranked_and_exact_search(
     _, everywhere = library.search(query, limit=50)
     assert (slug, page) in {(h.slug, h.page) for h in everywhere}
     total, hits = library.search(query, document=slug)
-    assert total >= 1 and (hits[0].slug, hits[0].page) == (slug, page)
+    assert total >= 1
+    assert (hits[0].slug, hits[0].page) == (slug, page)
     assert f"**{query}**" in hits[0].snippet
     found = search_pdf(library, slug, query)
-    assert found["query_exists"] and found["matches"]
+    assert found["query_exists"]
+    assert found["matches"]
 
 
 def test_a_word_broken_at_a_line_end_is_found(library: PdfIndex) -> None:
@@ -118,7 +124,8 @@ def test_a_word_broken_at_a_line_end_is_found(library: PdfIndex) -> None:
 def test_fuzzy_search_finds_cjk_characters_inside_a_line(library: PdfIndex) -> None:
     found = fuzzy_search(library, "安定版", path="ja.pdf")
     first = found["matches"][0]
-    assert (first["file"], first["page"]) == ("ja.pdf", 1) and "安定版" in first["content"]
+    assert (first["file"], first["page"]) == ("ja.pdf", 1)
+    assert "安定版" in first["content"]
 
 
 def test_query_documents_cites_the_japanese_sentences_that_answer(
@@ -132,13 +139,15 @@ def test_query_documents_cites_the_japanese_sentences_that_answer(
     assert (source["metadata"]["document_id"], source["metadata"]["page"]) == ("ja", 5)
     assert source["content"] == "四文目には索引ファイルがある。五文目です。"
     again = query_documents(library, sessions, "五文目は？", answer["session_id"], top_k=1)
-    assert again["status"] == "success" and again["sources"][0]["metadata"]["page"] == 5
+    assert again["status"] == "success"
+    assert again["sources"][0]["metadata"]["page"] == 5
 
 
 def test_a_question_in_japanese_ranks_its_answer_page_first(library: PdfIndex) -> None:
     text = search_documents(library, "クラスファイルを生成するにはどうすればいいですか？")
     first = text.split("[1]", 1)[1].split("\n[2]", 1)[0]
-    assert "Page 2" in first and "Document: ja" in first
+    assert "Page 2" in first
+    assert "Document: ja" in first
     assert "**クラスファイルを生成する**" in first  # the pairs marked as one run
 
 
@@ -149,10 +158,12 @@ def test_the_cli_falls_back_to_best_pages_for_a_japanese_question(library: PdfIn
     runner = CliRunner(env={"PDFINDEX_DATABASE_URL": library.settings.database_url})
     result = runner.invoke(main, ["search", "--root", root, question])
     assert result.exit_code == 0, result.output
-    assert "No page holds all of" in result.stderr and "クラスファイル" in result.stderr
+    assert "No page holds all of" in result.stderr
+    assert "クラスファイル" in result.stderr
     assert "ja.pdf  page 2" in result.stdout.splitlines()[0]
     plain = runner.invoke(main, ["search", "--root", root, "安定版"])
-    assert plain.exit_code == 0 and "ja.pdf  page 1" in plain.stdout
+    assert plain.exit_code == 0
+    assert "ja.pdf  page 1" in plain.stdout
 
 
 @settings(

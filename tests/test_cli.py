@@ -46,22 +46,26 @@ def test_reindex_prints_a_summary_line(root: Path) -> None:
     again = run(root, "reindex", "--json")
     assert json.loads(again.stdout)["unchanged"] == 3
     full = json.loads(run(root, "reindex", "--full", "--json").stdout)
-    assert full["parsed"] == 1 and full["from_cache"] == 2  # only the failed file is retried
+    assert full["parsed"] == 1
+    assert full["from_cache"] == 2
 
 
 def test_options_after_the_command_name(root: Path) -> None:
     result = CliRunner().invoke(main, ["reindex", "--root", str(root)])
-    assert result.exit_code == 0 and "added 2" in result.stdout
+    assert result.exit_code == 0
+    assert "added 2" in result.stdout
 
 
 def test_stats_text_and_json(root: Path) -> None:
     run(root, "reindex")
     info = json.loads(run(root, "stats", "--json").stdout)
-    assert info["documents"] == 3 and info["pages"] == 3
+    assert info["documents"] == 3
+    assert info["pages"] == 3
     assert info["by_status"]["failed"] == 1
     assert info["problems"][0]["path"] == "broken.pdf"
     text = run(root, "stats").stdout
-    assert "documents:   3" in text and "broken.pdf" in text
+    assert "documents:   3" in text
+    assert "broken.pdf" in text
 
 
 def test_search_kinds_and_exit_codes(root: Path) -> None:
@@ -75,24 +79,24 @@ def test_search_kinds_and_exit_codes(root: Path) -> None:
     assert "guide.pdf  page 1" in run(root, "search", "archi*").stdout
     assert run(root, "search", "fox AND NOT transformer").exit_code == 0
     none = run(root, "search", "zebra")
-    assert none.exit_code == 1 and "0 of 0 pages" in none.stdout
+    assert none.exit_code == 1
+    assert "0 of 0 pages" in none.stdout
     only = json.loads(run(root, "search", "page OR fox", "--doc", "guide", "--json").stdout)
     assert {h["path"] for h in only["hits"]} == {"guide.pdf"}
     exact = run(root, "search", "architecture explained", "--exact", "--json")
     (match,) = json.loads(exact.stdout)["matches"]
     assert (match["path"], match["page"]) == ("guide.pdf", 1)
     missing = run(root, "search", "architecture zebra", "--exact")
-    assert missing.exit_code == 1 and "no exact occurrence" in missing.stderr
+    assert missing.exit_code == 1
+    assert "no exact occurrence" in missing.stderr
 
 
 def test_extract_prints_pages(root: Path) -> None:
     run(root, "reindex")
     result = run(root, "extract", "guide", "--pages", "2")
-    assert (
-        result.exit_code == 0
-        and "Second page" in result.stdout
-        and "transformer" not in result.stdout
-    )
+    assert result.exit_code == 0
+    assert "Second page" in result.stdout
+    assert "transformer" not in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -112,7 +116,8 @@ def test_errors_are_one_line_and_exit_2(root: Path, args: list[str], message: st
     result = run(root, *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
 
 
 def test_locked_index_is_reported_clearly(root: Path) -> None:
@@ -124,7 +129,8 @@ def test_locked_index_is_reported_clearly(root: Path) -> None:
             main, ["--root", str(root), "reindex"], env={"PDFINDEX_LOCK_TIMEOUT": "0.2"}
         )
     index.close()
-    assert result.exit_code == 2 and "another pdfindex process is writing" in result.stderr
+    assert result.exit_code == 2
+    assert "another pdfindex process is writing" in result.stderr
 
 
 def test_environment_and_toml_configuration(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,7 +147,8 @@ def test_every_command_has_help_and_a_readme_section() -> None:
     readme = README.read_text()
     for name in main.commands:
         result = CliRunner().invoke(main, [name, "--help"])
-        assert result.exit_code == 0 and "Example" in result.stdout, name
+        assert result.exit_code == 0, name
+        assert "Example" in result.stdout, name
         assert f"pdfindex {name}" in readme, name
 
 
@@ -170,7 +177,8 @@ def test_every_command_printing_json_takes_the_same_json_flag() -> None:
 
 def test_limit_range_is_checked_and_shown_in_help(root: Path) -> None:
     result = run(root, "search", "fox", "--limit", "0")
-    assert result.exit_code == 2 and "1<=x<=1000" in result.stderr
+    assert result.exit_code == 2
+    assert "1<=x<=1000" in result.stderr
     assert "1<=x<=1000" in run(root, "search", "--help").stdout
 
 
@@ -204,22 +212,27 @@ def test_a_missing_root_or_files_folder_is_one_line_and_creates_nothing(
     nowhere = tmp_path / "nonexistent"
     missing = _pdfindex("--root", str(nowhere), *command, cwd=tmp_path)
     assert missing.returncode == 2, missing.stderr
-    assert "does not exist" in missing.stderr and missing.stderr.count("\n") == 1
-    assert "Traceback" not in missing.stderr and missing.stdout == ""
+    assert "does not exist" in missing.stderr
+    assert missing.stderr.count("\n") == 1
+    assert "Traceback" not in missing.stderr
+    assert missing.stdout == ""
     assert not nowhere.exists()
     # Run inside a files folder (no files/ under it): nothing is created there either.
     inside = tmp_path / "project" / "files"
     inside.mkdir(parents=True)
     result = _pdfindex(*command, cwd=inside)
-    assert result.returncode == 2 and "files folder" in result.stderr, result.stderr
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.returncode == 2, result.stderr
+    assert "files folder" in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
     assert list(inside.iterdir()) == []
 
 
 def test_an_empty_index_says_how_to_fill_it(root: Path) -> None:
     result = run(root, "search", "fox")
     assert result.exit_code == 1
-    assert "0 pages indexed" in result.stderr and "pdfindex reindex" in result.stderr
+    assert "0 pages indexed" in result.stderr
+    assert "pdfindex reindex" in result.stderr
     assert "pdfindex reindex" in run(root, "list").stderr
     assert "pdfindex reindex" in run(root, "stats").stderr
     run(root, "reindex")
@@ -235,10 +248,12 @@ def test_list_shows_slug_pages_and_status(root: Path) -> None:
     assert list(by_path) == ["broken.pdf", "guide.pdf", "notes.pdf", "sub/Field Notes.pdf"]
     assert by_path["sub/Field Notes.pdf"]["slug"] == "sub_field_notes"
     assert by_path["sub/Field Notes.pdf"]["pages"] == 2
-    assert by_path["broken.pdf"]["status"] == "failed" and by_path["broken.pdf"]["error"]
+    assert by_path["broken.pdf"]["status"] == "failed"
+    assert by_path["broken.pdf"]["error"]
     text = run(root, "list").stdout.splitlines()
     assert re.fullmatch(r"sub/Field Notes\.pdf\s+sub_field_notes\s+2\s+ok", text[-1])
-    assert text[0].startswith("broken.pdf") and "failed" in text[0]
+    assert text[0].startswith("broken.pdf")
+    assert "failed" in text[0]
 
 
 @pytest.mark.parametrize("name", ["guide.pdf", "guide", "GUIDE", "./guide.pdf"])
@@ -251,7 +266,8 @@ def test_doc_takes_a_path_a_stem_or_a_slug(root: Path, name: str) -> None:
 def test_an_unknown_doc_gets_suggestions(root: Path) -> None:
     run(root, "reindex")
     result = run(root, "search", "fox", "--doc", "guid")
-    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
     assert "no indexed document 'guid' (did you mean guide.pdf?)." in result.stderr
     assert "pdfindex list" in result.stderr
 
@@ -273,10 +289,12 @@ def test_exact_search_prints_grep_lines_and_file_names(root: Path) -> None:
     across = run(root, "search", "architecture explained", "--exact").stdout
     assert across == "guide.pdf:1:The transformer architecture explained.\n"
     names = run(root, "search", "fox", "--exact", "-l")
-    assert names.exit_code == 0 and names.stdout.splitlines() == ["more.pdf", "notes.pdf"]
+    assert names.exit_code == 0
+    assert names.stdout.splitlines() == ["more.pdf", "notes.pdf"]
     assert run(root, "search", "zebra", "--exact", "-l").exit_code == 1
     limited = run(root, "search", "fox", "--exact", "--limit", "1")
-    assert len(limited.stdout.splitlines()) == 1 and "raise --limit" in limited.stderr
+    assert len(limited.stdout.splitlines()) == 1
+    assert "raise --limit" in limited.stderr
 
 
 def test_files_with_matches_past_the_first_thousand_occurrences(root: Path) -> None:
@@ -300,21 +318,25 @@ def test_search_refuses_what_it_cannot_do(root: Path, args: list[str], message: 
     run(root, "reindex")
     result = run(root, "search", *args)
     if message:
-        assert result.exit_code == 2 and message in result.stderr, result.output
+        assert result.exit_code == 2, result.output
+        assert message in result.stderr, result.output
         assert result.stderr.count("\n") == 1
     else:
-        assert result.exit_code == 1 and "no exact occurrence" in result.stderr
+        assert result.exit_code == 1
+        assert "no exact occurrence" in result.stderr
 
 
 def test_exact_search_on_an_encrypted_file_says_so(root: Path) -> None:
     pdfgen.write_encrypted_pdf(root / "files" / "locked.pdf", ["fox"], user_password="pw")
     run(root, "reindex")
     result = run(root, "search", "fox", "--exact", "--doc", "locked")
-    assert result.exit_code == 2 and "'locked' (locked.pdf) is encrypted" in result.stderr
+    assert result.exit_code == 2
+    assert "'locked' (locked.pdf) is encrypted" in result.stderr
     assert "cannot be searched" in result.stderr
     assert "no exact occurrence" not in result.stderr
     broken = run(root, "search", "fox", "--exact", "--doc", "broken")
-    assert broken.exit_code == 2 and "could not be read" in broken.stderr
+    assert broken.exit_code == 2
+    assert "could not be read" in broken.stderr
 
 
 def test_reindex_reports_progress_of_both_passes_with_file_names(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ def test_an_index_from_before_the_move_opens_and_answers(tmp_path: Path) -> None
         assert catalog["notes.pdf"].title == "Legacy Notes"
         assert catalog["notes.pdf"].elements == {"figure": 1}
         total, hits = index.search("transformer")
-        assert total == 1 and (hits[0].slug, hits[0].page) == ("notes", 1)
+        assert total == 1
+        assert (hits[0].slug, hits[0].page) == ("notes", 1)
         assert search_pdf(index, "sub/report", "storage engine")["query_exists"]
 
         # A checkout gives the files new mtimes: the hashes match, so nothing is parsed.

@@ -137,16 +137,19 @@ def _md(path: Path, page: int, **options: object) -> str:
 
 def test_markdown_structure(report: Path) -> None:
     result = convert_pages(report, [1])
-    assert result["format"] == "markdown" and result["pages_extracted"] == [1]
+    assert result["format"] == "markdown"
+    assert result["pages_extracted"] == [1]
     lines = str(result["content"]).splitlines()
     assert lines[0] == "<!-- page 1 -->"
     assert "# Annual Report" in lines
     assert "## Introduction" in lines
     paragraph = "This report describes the new system architecture and the well-known results"
     assert any(line.startswith(paragraph) for line in lines)
-    assert "- First point about apples" in lines and "- Third point" in lines
+    assert "- First point about apples" in lines
+    assert "- Third point" in lines
     assert "| Name | Quantity | Price |" in lines
-    assert "| Apples | 12 | 3.50 |" in lines and "| Pears | 7 | 2.10 |" in lines
+    assert "| Apples | 12 | 3.50 |" in lines
+    assert "| Pears | 7 | 2.10 |" in lines
     assert lines.index("| Name | Quantity | Price |") + 1 == lines.index("| --- | --- | --- |")
     assert lines[-1] == "A closing paragraph follows the table."
 
@@ -156,14 +159,16 @@ def test_two_columns_of_prose_are_paragraphs_in_column_order(report: Path) -> No
     assert "|" not in content
     assert "## Two columns" in content or "# Two columns" in content
     left, right = join_lines(LEFT_COLUMN), join_lines(RIGHT_COLUMN)
-    assert left in content and right in content
+    assert left in content
+    assert right in content
     assert content.index(left) < content.index(right)
 
 
 def test_unicode_bold_heading_and_numbered_list(report: Path) -> None:
     content = _md(report, 3)
     assert "Zürich café naïve: financial flow at the Straße." in content
-    assert "ﬁ" not in content and "ﬂ" not in content
+    assert "ﬁ" not in content
+    assert "ﬂ" not in content
     assert "1. Open the file\n2. Read the page\n3. Close it" in content
     if _bold_font() is not None:
         assert "### Bold Findings" in content.splitlines()
@@ -247,11 +252,13 @@ def test_layout_pages_gives_plain_records(report: Path) -> None:
     body = next(line for line in lines if line.text == BODY[0])
     assert title.font_size == pytest.approx(24, abs=0.5)
     assert body.font_size == pytest.approx(11, abs=0.5)
-    assert title.top < body.top and title.x0 == pytest.approx(LEFT, abs=1)
+    assert title.top < body.top
+    assert title.x0 == pytest.approx(LEFT, abs=1)
     assert not title.bold
     if _bold_font() is not None:
         bold = next(line for line in third.lines if line.text == "Bold Findings")
-        assert bold.bold and "Bold" in bold.font_name
+        assert bold.bold
+        assert "Bold" in bold.font_name
 
 
 # -- html and plain ---------------------------------------------------------------------
@@ -261,12 +268,16 @@ def test_html(report: Path) -> None:
     content = str(convert_pages(report, [1, 3], "html")["content"])
     assert content.startswith('<section data-page="1">')
     assert '<section data-page="3">' in content
-    assert "<h1>Annual Report</h1>" in content and "<h2>Introduction</h2>" in content
+    assert "<h1>Annual Report</h1>" in content
+    assert "<h2>Introduction</h2>" in content
     assert "<li>First point about apples</li>" in content
-    assert "<table>" in content and "<th>Quantity</th>" in content and "<td>3.50</td>" in content
+    assert "<table>" in content
+    assert "<th>Quantity</th>" in content
+    assert "<td>3.50</td>" in content
     assert "<ol>\n<li>Open the file</li>" in content
     assert "\\input{secret} and ![img](/etc/passwd) with $x$ and *stars* | pipes" in content
-    assert "<p>" in content and "<script" not in content
+    assert "<p>" in content
+    assert "<script" not in content
 
 
 def test_html_escapes_text() -> None:
@@ -282,7 +293,8 @@ def test_plain(report: Path) -> None:
     assert "\n".join(BODY) in content  # as printed
     assert "• First point about apples" in content
     assert "Apples\t12\t3.50" in content
-    assert "#" not in content and "<" not in content
+    assert "#" not in content
+    assert "<" not in content
 
 
 def test_preserve_layout_keeps_columns_side_by_side(report: Path) -> None:
@@ -295,7 +307,8 @@ def test_preserve_layout_keeps_columns_side_by_side(report: Path) -> None:
     header = next(line for line in table.splitlines() if line.startswith("Name"))
     assert row.index("12") == header.index("Quantity")
     markdown = _md(report, 2, preserve_layout=True)
-    assert markdown.startswith("<!-- page 2 -->\n\n```\n") and markdown.endswith("\n```")
+    assert markdown.startswith("<!-- page 2 -->\n\n```\n")
+    assert markdown.endswith("\n```")
 
 
 # -- pages, errors ----------------------------------------------------------------------
@@ -307,7 +320,8 @@ def test_page_selection(report: Path) -> None:
     content = str(result["content"])
     assert content.index("<!-- page 1 -->") < content.index("<!-- page 3 -->")
     assert "\n\n---\n\n<!-- page 3 -->" in content
-    assert "<!-- page 2 -->" not in content and "Two columns" not in content
+    assert "<!-- page 2 -->" not in content
+    assert "Two columns" not in content
     plain = str(convert_pages(report, [1, 2], "plain")["content"])
     assert "\n\f\n" in plain
 
@@ -339,7 +353,8 @@ def test_encrypted_with_empty_password_converts(tmp_path: Path) -> None:
         tmp_path / "open.pdf", ["secret but open\n\nﬁne print"], user_password=""
     )
     content = _md(path, 1)
-    assert "secret but open" in content and "fine print" in content
+    assert "secret but open" in content
+    assert "fine print" in content
 
 
 def test_page_without_text_layer_converts_to_nothing(tmp_path: Path) -> None:
@@ -355,10 +370,12 @@ def test_page_without_text_layer_converts_its_ocr_text(tmp_path: Path) -> None:
     assert markdown["content"] == "<!-- page 1 -->\n\nSCANNED INVOICE 4711\n\nPaid in full"
     assert markdown["ocr_pages"] == [1]
     html = convert_pages(path, [1], "html", ocr_texts=ocr_texts)["content"]
-    assert "<p>SCANNED INVOICE 4711</p>" in html and "<p>Paid in full</p>" in html
+    assert "<p>SCANNED INVOICE 4711</p>" in html
+    assert "<p>Paid in full</p>" in html
     text_page = pdfgen.write_pdf(tmp_path / "text.pdf", ["A real text layer"])
     kept = convert_pages(text_page, [1], "plain", ocr_texts={1: "not this"})
-    assert kept["content"] == "A real text layer" and "ocr_pages" not in kept
+    assert kept["content"] == "A real text layer"
+    assert "ocr_pages" not in kept
 
 
 def test_password_and_damage_are_conversion_errors(tmp_path: Path) -> None:
@@ -386,7 +403,8 @@ def test_bundled_pandoc_when_none_is_on_path(
     """README command 1 alone gives docx: the pandoc inside the pypandoc-binary wheel."""
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH where no pandoc is
     program = Path(_find_pandoc("docx"))
-    assert program.name.startswith("pandoc") and program.parent.name == "files"
+    assert program.name.startswith("pandoc")
+    assert program.parent.name == "files"
     assert program.parent.parent.name == "pypandoc"
     data = base64.b64decode(str(convert_pages(report, [1], "docx")["content"]))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -398,17 +416,22 @@ def test_bundled_pandoc_when_none_is_on_path(
 
 def test_latex(report: Path) -> None:
     result = convert_pages(report, [1, 3], "latex")
-    assert result["format"] == "latex" and result["pages_extracted"] == [1, 3]
+    assert result["format"] == "latex"
+    assert result["pages_extracted"] == [1, 3]
     tex = str(result["content"])
-    assert "\\section{Annual Report}" in tex and "\\subsection{Introduction}" in tex
+    assert "\\section{Annual Report}" in tex
+    assert "\\subsection{Introduction}" in tex
     assert "new system architecture" in tex
-    assert "\\begin{itemize}" in tex and "First point about apples" in tex
+    assert "\\begin{itemize}" in tex
+    assert "First point about apples" in tex
     assert "Apples & 12 & 3.50" in tex
     assert "\\begin{document}" not in tex  # a fragment to paste
     # text from the PDF stays text: no raw TeX, no image, no math
-    assert "\\input{secret}" not in tex and "input\\{secret\\}" in tex
+    assert "\\input{secret}" not in tex
+    assert "input\\{secret\\}" in tex
     assert "\\textbackslash" in tex
-    assert "\\includegraphics" not in tex and "$x$" not in tex
+    assert "\\includegraphics" not in tex
+    assert "$x$" not in tex
 
 
 def test_table_cells_stay_cells_through_pandoc(tmp_path: Path) -> None:
@@ -422,19 +445,22 @@ def test_table_cells_stay_cells_through_pandoc(tmp_path: Path) -> None:
     source = to_markdown([page], for_pandoc=True)
     tex = run_pandoc(_find_pandoc("latex"), source, "latex", time.monotonic() + 60, 60)
     text = tex.decode()
-    assert re.search(r"pipe & a\\textbar(\{\}| )b", text) and "star & *x*" in text
+    assert re.search(r"pipe & a\\textbar(\{\}| )b", text)
+    assert "star & *x*" in text
 
 
 def test_docx(report: Path) -> None:
     result = convert_pages(report, [1, 3], "docx")
-    assert result["encoding"] == "base64" and result["media_type"] == DOCX_MEDIA_TYPE
+    assert result["encoding"] == "base64"
+    assert result["media_type"] == DOCX_MEDIA_TYPE
     data = base64.b64decode(str(result["content"]))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         document = archive.read("word/document.xml").decode("utf-8")
         assert not [name for name in archive.namelist() if name.startswith("word/media/")]
     for text in ("Annual Report", "new system architecture", "First point about apples"):
         assert text in document
-    assert "Quantity" in document and "financial flow" in document
+    assert "Quantity" in document
+    assert "financial flow" in document
 
 
 def test_preserved_layout_through_pandoc(report: Path) -> None:

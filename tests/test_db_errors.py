@@ -245,7 +245,8 @@ def test_no_command_shows_any_part_of_a_password(
     if connected:  # libpq read it right: the URL is shown, masked
         assert "***" in outputs["stats"]
         assert "lighthouse" in outputs["search lighthouse"]
-        assert results and not any(r.get("isError") for r in results), results
+        assert results, results
+        assert not any(r.get("isError") for r in results), results
     else:  # pdfindex's words, the URL masked; serve says the same and stops
         assert outputs["stats"].startswith("Error: cannot connect to the "), outputs["stats"]
         assert "***" in outputs["stats"]
@@ -321,12 +322,14 @@ def test_a_select_only_user_is_told_which_privilege_is_missing(
             assert "the database user reader may only read" in line
             assert "INSERT, UPDATE and DELETE on table pdfindex_" in line
         found = _run(tmp_path, env, "search", "lighthouse")
-        assert found.returncode == 0 and "note.txt" in found.stdout, found.stderr
+        assert found.returncode == 0, found.stderr
+        assert "note.txt" in found.stdout, found.stderr
         assert _run(tmp_path, env, "stats").returncode == 0
 
         server.sql(place.db, "REVOKE SELECT ON pdfindex_pages FROM reader")
         line = _one_line(_run(tmp_path, env, "search", "lighthouse"))
-        assert "may not read" in line and "SELECT on table pdfindex_pages" in line
+        assert "may not read" in line
+        assert "SELECT on table pdfindex_pages" in line
     finally:
         server.sql(place.db, "DROP OWNED BY reader")
         server.sql("postgres", "DROP ROLE reader")
@@ -341,13 +344,15 @@ def test_a_read_only_database_is_named_by_its_setting(
     assert "is read-only (default_transaction_read_only = on)" in line
     assert "searches still work" in line
     found = _run(tmp_path, env, "search", "lighthouse")
-    assert found.returncode == 0 and "note.txt" in found.stdout, found.stderr
+    assert found.returncode == 0, found.stderr
+    assert "note.txt" in found.stdout, found.stderr
 
     empty = Place(server)  # no tables yet, and none can be made
     server.sql("postgres", f"ALTER DATABASE {empty.db} SET default_transaction_read_only = on")
     env["PDFINDEX_DATABASE_URL"] = empty.url
     line = _one_line(_run(tmp_path, env, "stats"))
-    assert "creating the pdfindex tables" in line and "default_transaction_read_only" in line
+    assert "creating the pdfindex tables" in line
+    assert "default_transaction_read_only" in line
 
 
 @pytest.mark.parametrize("how", ["select-only user", "default_transaction_read_only"])
@@ -384,7 +389,9 @@ def test_under_serve_writing_says_read_only_and_reading_works(
     assert "retry shortly" not in answer["message"]
     expected = "may only read" if how == "select-only user" else "default_transaction_read_only"
     assert expected in answer["message"]
-    assert not searched["isError"] and "Document: note" in json.dumps(searched), searched
-    assert not listed["isError"] and "note" in json.dumps(listed), listed
+    assert not searched["isError"], searched
+    assert "Document: note" in json.dumps(searched), searched
+    assert not listed["isError"], listed
+    assert "note" in json.dumps(listed), listed
     assert not status["isError"], status
     assert "Traceback" not in written

@@ -68,7 +68,8 @@ def test_query_documents_calls_keep_sessions_under_their_cap(app: AppContext) ->
         if n % 50 == 0:
             assert usage(folder)[0] <= MAX_SESSIONS, n
     files, size = usage(folder)
-    assert files <= MAX_SESSIONS and size <= MAX_SESSIONS * SESSION_FILE, (files, size)
+    assert files <= MAX_SESSIONS, (files, size)
+    assert size <= MAX_SESSIONS * SESSION_FILE, (files, size)
     # One-off questions are evicted first: the conversation outlived 2,000 of them.
     again = passages.query_documents(app.index, app.sessions, "heads?", conversation)
     assert again["status"] == "success", again
@@ -79,9 +80,11 @@ def test_query_documents_calls_keep_sessions_under_their_cap(app: AppContext) ->
     assert listing["sessions"][0]["session_id"] == conversation  # most recent first
     assert len(listing["sessions"]) == 10
     assert listing["total_count"] == listing["pagination"]["total"] == files
-    assert listing["pagination"]["has_next"] and listing["pagination"]["pages"] == 4
+    assert listing["pagination"]["has_next"]
+    assert listing["pagination"]["pages"] == 4
     last = passages.list_sessions(app.sessions, 40_000, page=4, page_size=10)
-    assert not last["pagination"]["has_next"] and 1 <= len(last["sessions"]) <= 10
+    assert not last["pagination"]["has_next"]
+    assert 1 <= len(last["sessions"]) <= 10
     seen = {s["session_id"] for s in listing["sessions"]} | {
         s["session_id"] for s in last["sessions"]
     }
@@ -113,7 +116,8 @@ def test_list_sessions_pages_a_folder_of_many_sessions_in_time(tmp_path: Path) -
     first = passages.list_sessions(store, 40_000, page=1, page_size=20)
     elapsed = time.monotonic() - started
     assert elapsed < 8.0, elapsed  # the request time limit is 10 s
-    assert first["total_count"] == 500 and len(first["sessions"]) == 20
+    assert first["total_count"] == 500
+    assert len(first["sessions"]) == 20
     assert first["sessions"][0]["session_id"] == str(uuid.UUID(int=20_000))
     assert first["statistics"]["total_queries"] == 500 * 20
     assert first["pagination"] == {
@@ -142,7 +146,8 @@ def test_sessions_expire_after_the_configured_days(tmp_path: Path) -> None:
     for path in (tmp_path / "s").iterdir():
         os.utime(path, (time.time() - 7200, time.time() - 7200))
     listing = passages.list_sessions(store, 40_000)
-    assert listing["total_count"] == 0 and listing["sessions"] == []
+    assert listing["total_count"] == 0
+    assert listing["sessions"] == []
     assert usage(tmp_path / "s")[0] == 0
 
 
@@ -169,7 +174,8 @@ def test_page_images_stay_under_the_cache_cap(app: AppContext) -> None:
             written += len(png)
             if page == 1:  # used again and again: the least recently used go first
                 caption, png = get_page_image(app.index, "doc", 1, 72)
-                assert "(cached)" in caption and png == kept
+                assert "(cached)" in caption
+                assert png == kept
     assert written > 2 * cap  # without a cap the folder would hold all of them
     assert usage(cache)[1] <= cap, usage(cache)
     caption, _ = get_page_image(app.index, "doc", 1, 72)
@@ -189,7 +195,8 @@ def test_a_changed_pdf_never_gets_an_old_image(app: AppContext) -> None:
     pdfgen.write_pdf(files / "changing.pdf", ["A second, different version: new words here."])
     os.utime(files / "changing.pdf", ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
     after, new = get_page_image(app.index, "changing", 1, 60)
-    assert "(cached)" not in after and new != old
+    assert "(cached)" not in after
+    assert new != old
     assert usage(cache)[0] == count_before  # the old version's image was removed
     assert "(cached)" in get_page_image(app.index, "changing", 1, 60)[0]
 
@@ -219,7 +226,8 @@ def test_logs_rotate_by_size_and_old_session_logs_go(
     max_bytes, keep = 50_000, 3
     for _session in range(6):
         current = setup_logging(logs, stderr=False, max_bytes=max_bytes, keep=keep)
-        assert current is not None and current.exists()
+        assert current is not None
+        assert current.exists()
         for n in range(300):
             log.info("request query_documents %s", n)
             log.info("response query_documents %s", result)
@@ -228,7 +236,8 @@ def test_logs_rotate_by_size_and_old_session_logs_go(
     sessions = {f.name.split(".log")[0] for f in logs.iterdir()}
     assert len(sessions) == keep, sorted(logs.iterdir())
     count, size = usage(logs)
-    assert count <= keep * 3 and size <= keep * 3 * (max_bytes + 5_000), (count, size)
+    assert count <= keep * 3, (count, size)
+    assert size <= keep * 3 * (max_bytes + 5_000), (count, size)
     assert current.name.split(".log")[0] in sessions  # the current session's log is kept
     assert "response query_documents" in current.read_text(encoding="utf-8")
 
@@ -236,8 +245,10 @@ def test_logs_rotate_by_size_and_old_session_logs_go(
 def test_the_caps_are_settings(tmp_path: Path) -> None:
     settings = load_settings({}, root=tmp_path)
     assert settings.page_cache_mb == 200
-    assert settings.max_sessions == 1000 and settings.session_expiry_days == 7
-    assert settings.log_file_mb == 5 and settings.log_keep == 10
+    assert settings.max_sessions == 1000
+    assert settings.session_expiry_days == 7
+    assert settings.log_file_mb == 5
+    assert settings.log_keep == 10
     app_settings = make_settings(tmp_path, max_sessions=3, session_expiry_days=0.5)
     store = SessionStore.for_settings(app_settings)
     assert (store.max_sessions, store.expire_seconds) == (3, 43_200)

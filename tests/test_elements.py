@@ -116,7 +116,8 @@ def test_ruled_and_aligned_tables_give_their_cells(found: dict[str, Element]) ->
         "| beta | 98 | 60 |\n"
         "| gamma | 143 | 52 |"
     )
-    assert found["Figure 1"].cells is None and found["Figure 1"].markdown_table() is None
+    assert found["Figure 1"].cells is None
+    assert found["Figure 1"].markdown_table() is None
 
 
 def test_numbered_equation_with_latex_and_context(found: dict[str, Element]) -> None:
@@ -169,7 +170,8 @@ def test_only_the_requested_pages_are_analysed(report: tuple[Path, Expected]) ->
     path = report[0]
     assert detect_file_elements(path, []) == []
     labels = [e.label for e in detect_file_elements(path, [2, 3, 4, 6, 7])]
-    assert "Figure p5-1" not in labels and "Table 2" in labels
+    assert "Figure p5-1" not in labels
+    assert "Table 2" in labels
     assert [e.label for e in detect_file_elements(path, [5])] == ["Figure p5-1"]
 
 
@@ -272,7 +274,8 @@ def test_a_weak_caption_needs_a_drawing_or_a_look_of_its_own() -> None:
     assert [e.label for e in detect_elements([_page([*_prose(100), bold])])] == ["Figure 3"]
     strong = _line("Figure 3: The map of the region", 100, 510)
     [alone] = detect_elements([_page([*_prose(100), strong])])
-    assert alone.kind == "figure" and alone.caption == "Figure 3: The map of the region"
+    assert alone.kind == "figure"
+    assert alone.caption == "Figure 3: The map of the region"
 
 
 def test_a_caption_without_a_drawing_keeps_an_estimated_region() -> None:

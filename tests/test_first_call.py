@@ -73,13 +73,15 @@ def test_the_same_mistake_is_an_error_in_every_tool_in_its_seeds_shape(
     assert text_of(ranked).startswith("Error: query must have 1 to 2000 characters")
     assert text_of(fuzzy).startswith("Error: query must have")
     error = rag.structured_content
-    assert error["status"] == "error" and error["error"] == "ValidationError"
+    assert error["status"] == "error"
+    assert error["error"] == "ValidationError"
     assert error["details"] == {
         "parameter": "query",
         "expected": "1 to 2000 characters",
         "received": "",
     }
-    assert error["timestamp"] and error["request_id"]
+    assert error["timestamp"]
+    assert error["request_id"]
     assert json.loads(text_of(rag)) == error
     # get_document_info serves seeds 002 and 004: JSON for one, "Error:" text for the other
     assert info.structured_content["status"] == "error"
@@ -94,10 +96,14 @@ def test_domain_errors_are_flagged_too(project: InMemory) -> None:
         ("get_page_image", {"document_slug": "recipes", "page_number": 9}),
         ("read_pdf", {"sources": [{"path": "nope.pdf"}]}),
     )
-    assert ranked.is_error and text_of(ranked).startswith("Error: Document 'nope' not found")
-    assert rag.is_error and rag.structured_content["error"] == "ValidationError"
-    assert page.is_error and "pages 1-1" in text_of(page)
-    assert files.is_error and files.structured_content["results"][0]["success"] is False
+    assert ranked.is_error
+    assert text_of(ranked).startswith("Error: Document 'nope' not found")
+    assert rag.is_error
+    assert rag.structured_content["error"] == "ValidationError"
+    assert page.is_error
+    assert "pages 1-1" in text_of(page)
+    assert files.is_error
+    assert files.structured_content["results"][0]["success"] is False
 
 
 def test_a_file_gone_behind_the_index_is_named(tmp_path: Path) -> None:
@@ -111,7 +117,8 @@ def test_a_file_gone_behind_the_index_is_named(tmp_path: Path) -> None:
     text = text_of(result)
     assert result.is_error
     assert text == "Error: gone.pdf cannot be read now (No such file or directory)"
-    assert str(tmp_path) not in text and "Traceback" not in text
+    assert str(tmp_path) not in text
+    assert "Traceback" not in text
 
 
 def test_an_unexpected_exception_names_its_cause(tmp_path: Path) -> None:
@@ -207,9 +214,11 @@ def test_no_serialised_answer_exceeds_the_cap(project: InMemory) -> None:
         text = text_of(result)
         assert len(text) <= CAP, (len(text), text[:200])
     grep = results[1].structured_content
-    assert grep["truncated"] and grep["next_offset"] == len(grep["matches"]) < 120
+    assert grep["truncated"]
+    assert grep["next_offset"] == len(grep["matches"]) < 120
     full = results[3].structured_content["results"][0]["data"]
-    assert full["truncated"] and full["next_pages"]
+    assert full["truncated"]
+    assert full["next_pages"]
     assert results[6].structured_content["next_offset"] < 43  # 43 files, paged
     assert "list_documents_paginated" in text_of(results[7])
     paged = project.call(
@@ -257,11 +266,15 @@ def test_schemas_say_what_the_code_checks(project: InMemory) -> None:
     assert source["anyOf"] == [{"required": ["path"]}, {"required": ["url"]}]
     for name, tool in tools.items():
         assert tool.input_schema.get("additionalProperties") is False, name
-        assert "\n    " not in tool.description and not tool.description.endswith("\n"), name
+        assert "\n    " not in tool.description, name
+        assert not tool.description.endswith("\n"), name
         hints = tool.annotations
-        assert hints is not None and hints.title and tool.title == hints.title, name
+        assert hints is not None, name
+        assert hints.title, name
+        assert tool.title == hints.title, name
         assert hints.read_only_hint is (name != "process_document"), name
-        assert hints.idempotent_hint is True and hints.open_world_hint is False, name
+        assert hints.idempotent_hint is True, name
+        assert hints.open_world_hint is False, name
     assert tools["process_document"].annotations.destructive_hint is False
 
 
@@ -272,7 +285,8 @@ def test_unknown_arguments_are_refused(project: InMemory) -> None:
     )
     assert wrong.is_error
     assert text_of(wrong) == "Error: unknown argument 'max'; this tool takes query, limit"
-    assert rag.is_error and rag.structured_content["details"]["parameter"] == "topk"
+    assert rag.is_error
+    assert rag.structured_content["details"]["parameter"] == "topk"
 
 
 def test_the_server_says_its_version(project: InMemory) -> None:
@@ -280,7 +294,9 @@ def test_the_server_says_its_version(project: InMemory) -> None:
         return client.server_info
 
     info = project.run(script)
-    assert info.name == "pdfindex" and info.version == __version__ and __version__
+    assert info.name == "pdfindex"
+    assert info.version == __version__
+    assert __version__
 
 
 # -- point 11: seed 001's line numbers --------------------------------------------------

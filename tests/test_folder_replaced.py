@@ -31,7 +31,8 @@ def test_a_replaced_files_folder_is_followed_and_rescanned(tmp_path: Path) -> No
         )
         live = app.live
         status = library_status(app.index, live.watcher_state(), live.pending, live.last_error)
-        assert "Watcher: running (the files folder" in status and "was replaced" in status
+        assert "Watcher: running (the files folder" in status
+        assert "was replaced" in status
 
         pdfgen.write_pdf(tmp_path / "later.pdf", ["a later page"])  # the new one is watched
         shutil.move(tmp_path / "later.pdf", files / "later.pdf")

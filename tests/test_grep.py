@@ -168,7 +168,8 @@ def test_a_search_of_the_pages_the_index_names_equals_a_scan_of_every_line(
     indexed: PdfIndex,
 ) -> None:
     record = indexed.engine.record("large.pdf")
-    assert record is not None and record.page_lines is not None
+    assert record is not None
+    assert record.page_lines is not None
     assert len(record.page_lines) == record.pages == 320
     vocabulary = sorted(set(words(indexed.engine.page_texts(record.slug)[7])))
     rare, common = vocabulary[len(vocabulary) // 3], vocabulary[-1]
@@ -182,4 +183,5 @@ def test_a_search_of_the_pages_the_index_names_equals_a_scan_of_every_line(
         assert got == _every_line(indexed, record.slug, pattern)[: len(got)], pattern
         assert result["total_matches"] == len(_every_line(indexed, record.slug, pattern))
     narrowed = _narrowed(indexed, record, r"marker\s+p001")
-    assert narrowed is not None and 0 < len(list(narrowed)) < record.pages
+    assert narrowed is not None
+    assert 0 < len(list(narrowed)) < record.pages

@@ -77,7 +77,8 @@ def test_reads_refuse_fifos_and_links_without_blocking(tmp_path: Path) -> None:
     with pytest.raises(UnsafeFile, match="not a regular file"):
         file_sha256(fifo)
     failed = extract_file(fifo, "pdfium")
-    assert failed.status == FAILED and "not a regular file" in (failed.error or "")
+    assert failed.status == FAILED
+    assert "not a regular file" in (failed.error or "")
     real = pdfgen.write_pdf(tmp_path / "real.pdf", ["hello"])
     link = tmp_path / "link.pdf"
     link.symlink_to(real)
@@ -88,7 +89,8 @@ def test_reads_refuse_fifos_and_links_without_blocking(tmp_path: Path) -> None:
     assert extract_file(real, "pdfium", identity=(stat.st_dev, stat.st_ino)).status == OK
     other = shutil.copy(real, tmp_path / "copy.pdf")
     refused = extract_file(Path(other), "pdfium", identity=(stat.st_dev, stat.st_ino))
-    assert refused.status == FAILED and "not the file the scan saw" in (refused.error or "")
+    assert refused.status == FAILED
+    assert "not the file the scan saw" in (refused.error or "")
 
 
 def test_a_folder_swapped_for_a_link_is_refused_at_open(tmp_path: Path) -> None:
@@ -110,16 +112,21 @@ def test_cli_indexes_the_rest_and_names_what_it_skipped(tmp_path: Path) -> None:
     _hostile_folder(tmp_path)
     run = _cli(tmp_path, "reindex")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("added 1,") and "failed 0" in run.stdout
-    assert f"x.pdf: {NOT_REGULAR}" in run.stderr and f"notes.txt: {NOT_REGULAR}" in run.stderr
-    assert f"{SHOWN_BAD}: {NOT_UTF8}" in run.stderr and "Traceback" not in run.stderr
+    assert run.stdout.startswith("added 1,")
+    assert "failed 0" in run.stdout
+    assert f"x.pdf: {NOT_REGULAR}" in run.stderr
+    assert f"notes.txt: {NOT_REGULAR}" in run.stderr
+    assert f"{SHOWN_BAD}: {NOT_UTF8}" in run.stderr
+    assert "Traceback" not in run.stderr
     stats = _cli(tmp_path, "stats", "--json")
     assert stats.returncode == 0, stats.stderr
     assert json.loads(stats.stdout)["documents"] == 1
     found = _cli(tmp_path, "search", "unicorn")
-    assert found.returncode == 0 and "good.pdf" in found.stdout, found.stderr
+    assert found.returncode == 0, found.stderr
+    assert "good.pdf" in found.stdout, found.stderr
     missing = _cli(tmp_path, "search", "zebra")
-    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.returncode == 1
+    assert "Traceback" not in missing.stderr
 
 
 def test_live_index_and_list_searchable_files(tmp_path: Path) -> None:
@@ -130,7 +137,8 @@ def test_live_index_and_list_searchable_files(tmp_path: Path) -> None:
             ("search_documents", {"query": "unicorn"}),
             ("search_documents", {"query": "zebra"}),
         )
-        assert not listed.is_error and not searched.is_error
+        assert not listed.is_error
+        assert not searched.is_error
         rows = listed.structured_content["files"]  # type: ignore[index]
         indexed = [row for row in rows if row["status"] != "skipped"]
         assert [row["path"] for row in indexed] == ["good.pdf"]
@@ -144,7 +152,8 @@ def test_live_index_and_list_searchable_files(tmp_path: Path) -> None:
             SHOWN_BAD: NOT_UTF8,
             "dir\\xfe": NOT_UTF8,
         }, skipped
-        assert "Found 1 pages" in text_of(searched) and "Document: good" in text_of(searched)
+        assert "Found 1 pages" in text_of(searched)
+        assert "Document: good" in text_of(searched)
         assert "**zebra**" not in text_of(zebra)
         assert app.index.engine.catalog().keys() == {"good.pdf"}
 
@@ -191,7 +200,8 @@ def test_file_swapped_for_a_link_after_the_scan_is_refused(tmp_path: Path) -> No
         (files / "a.pdf").unlink()
         pdfgen.write_pdf(files / "a.pdf", ["apple orchard"])
         again = index.reindex(full=True)
-        assert again.failed == 0 and index.search("xylophone")[1] == []
+        assert again.failed == 0
+        assert index.search("xylophone")[1] == []
         assert [hit.path for hit in index.search("apple")[1]] == ["a.pdf"]
     finally:
         index.close()
@@ -222,7 +232,8 @@ def test_swap_before_the_elements_pass_is_refused(tmp_path: Path) -> None:
 
     try:
         summary = index.reindex(progress=swap)
-        assert summary.elements_files == 2 and summary.elements_found > 0
+        assert summary.elements_files == 2
+        assert summary.elements_found > 0
         records = index.engine.catalog()
         (kept,) = records.keys() - set(swapped)
         assert records[kept].elements_state == "done"

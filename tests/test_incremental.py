@@ -49,7 +49,9 @@ def small(tmp_path: Path) -> tuple[PdfIndex, Path]:
 def test_no_change_rescan_opens_nothing(small: tuple[PdfIndex, Path]) -> None:
     index, _ = small
     summary = index.reindex()
-    assert summary.parsed == 0 and summary.unchanged == 3 and summary.touched == 0
+    assert summary.parsed == 0
+    assert summary.unchanged == 3
+    assert summary.touched == 0
 
 
 def test_touch_reparses_nothing(small: tuple[PdfIndex, Path]) -> None:
@@ -129,7 +131,8 @@ def test_slug_clash_gets_a_suffix_and_slugs_stay_stable(small: tuple[PdfIndex, P
     pdfgen.write_pdf(files / "One.PDF", ["upper case twin"])
     index.reindex()
     slugs = {p: r.slug for p, r in index.engine.catalog().items()}
-    assert slugs["one.pdf"] == "one" and slugs["One.PDF"] == "one_2"
+    assert slugs["one.pdf"] == "one"
+    assert slugs["One.PDF"] == "one_2"
     pdfgen.write_pdf(files / "one.pdf", ["apple changed"])
     index.reindex()
     assert index.engine.record("one.pdf").slug == "one"
@@ -162,7 +165,8 @@ def test_failed_files_are_retried_when_they_change(small: tuple[PdfIndex, Path])
     assert index.reindex().parsed == 0  # unchanged: not retried every scan
     pdfgen.write_pdf(files / "bad.pdf", ["repaired now"])
     summary = index.reindex()
-    assert summary.parsed_paths == ["bad.pdf"] and summary.failed == 0
+    assert summary.parsed_paths == ["bad.pdf"]
+    assert summary.failed == 0
     assert index.engine.record("bad.pdf").status == "ok"
 
 

@@ -35,7 +35,8 @@ def test_catalog_statuses(indexed: PdfIndex) -> None:
         "sub/nested doc.pdf": "ok",
         "large.pdf": "ok",
     }
-    assert "pdfium" in catalog["corrupt.pdf"].error and "pdfminer" in catalog["corrupt.pdf"].error
+    assert "pdfium" in catalog["corrupt.pdf"].error
+    assert "pdfminer" in catalog["corrupt.pdf"].error
     assert catalog["large.pdf"].pages == 320
     assert catalog["multi.pdf"].title == "Multi Page Test"
     assert catalog["sub/nested doc.pdf"].slug == "sub_nested_doc"
@@ -49,15 +50,18 @@ def test_stats_reports_problems(indexed: PdfIndex) -> None:
     reasons = {p["path"]: p["reason"] for p in stats["problems"]}
     assert set(reasons) == {"locked.pdf", "corrupt.pdf", "blank.pdf"}
     assert "password" in reasons["locked.pdf"]
-    assert stats["index_bytes"] > 0 and stats["last_update"]
+    assert stats["index_bytes"] > 0
+    assert stats["last_update"]
 
 
 def test_search_pdf_seed_shape(indexed: PdfIndex) -> None:
     result = search_pdf(indexed, "multi", "TRANSFORMER ARCHITECTURE", context_length=20, topk=5)
-    assert result["file_exists"] and result["query_exists"]
+    assert result["file_exists"]
+    assert result["query_exists"]
     assert set(result) == {"file_exists", "query_exists", "matches"}
     (match,) = result["matches"]  # the phrase crosses a line break in the PDF
-    assert "**transformer" in match and "architecture**" in match
+    assert "**transformer" in match
+    assert "architecture**" in match
     assert search_pdf(indexed, "multi.pdf", "zebra") == {
         "file_exists": True,
         "query_exists": False,
@@ -86,7 +90,8 @@ def test_search_pdf_errors_for_unreadable_files(indexed: PdfIndex) -> None:
     unreadable = (("corrupt", "Failed to parse"), ("locked", "password"), ("blank", "No text"))
     for name, word in unreadable:
         result = search_pdf(indexed, name, "anything")
-        assert result["file_exists"] and not result["query_exists"]
+        assert result["file_exists"]
+        assert not result["query_exists"]
         assert word in result["error"]
 
 
@@ -106,7 +111,8 @@ def test_page_numbers_of_the_large_document(indexed: PdfIndex) -> None:
     assert [(m.path, m.page) for m in matches] == [("large.pdf", 217)]
     assert not more
     record, texts = indexed.page_texts("large", "299-300")
-    assert [n for n, _ in texts] == [299, 300] and "P0300" in texts[1][1]
+    assert [n for n, _ in texts] == [299, 300]
+    assert "P0300" in texts[1][1]
 
 
 @pytest.mark.parametrize(
@@ -141,7 +147,8 @@ def test_ranked_query_kinds(indexed: PdfIndex) -> None:
         ("large.pdf", n) for n in (10, 11, 12)
     }
     top = indexed.search("fox", limit=1)[1][0]
-    assert "**fox**" in top.snippet and top.score > 0
+    assert "**fox**" in top.snippet
+    assert top.score > 0
 
 
 def test_unknown_documents_and_pages(indexed: PdfIndex) -> None:
@@ -229,7 +236,8 @@ def test_pdfminer_extractor_indexes_the_same_words(tmp_path: Path) -> None:
     summary = index.reindex()
     assert summary.added == 1
     record = index.engine.record("a.pdf")
-    assert record is not None and record.extractor.startswith("pdfminer")
+    assert record is not None
+    assert record.extractor.startswith("pdfminer")
     assert search_pdf(index, "a", "delta epsilon")["query_exists"]
     index.close()
 
@@ -239,8 +247,10 @@ def test_snippet_marks_whole_words_where_they_cluster() -> None:
 
     text = "fox " + "filler words here " * 30 + "The quick Fox jumps over the foxes; fox again."
     marked = snippet(text, {"fox", "quick"}, width=80)
-    assert marked.startswith("…") and "**quick** **Fox**" in marked
-    assert "**fox**es" not in marked and "foxes" in marked
+    assert marked.startswith("…")
+    assert "**quick** **Fox**" in marked
+    assert "**fox**es" not in marked
+    assert "foxes" in marked
     assert snippet("no match here", {"zebra"}) == "no match here"
 
 

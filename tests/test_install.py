@@ -150,26 +150,33 @@ def test_readme_install_alone_runs_every_tool(tmp_path: Path) -> None:
     assert not errors
 
     scan = answers["search_pdf"].structured_content  # read by RapidOCR
-    assert scan is not None and scan["query_exists"], scan
+    assert scan is not None, scan
+    assert scan["query_exists"], scan
     assert "scan" in text_of(answers["search_documents"])
     info = answers["get_document_info"].structured_content
-    assert info is not None and info["ocr"]["pages"] == 1, info
+    assert info is not None, info
+    assert info["ocr"]["pages"] == 1, info
     status = text_of(answers["get_library_status"])
-    assert "rapidocr-onnxruntime" in status and "1 pages read by OCR" in status, status
+    assert "rapidocr-onnxruntime" in status, status
+    assert "1 pages read by OCR" in status, status
 
     page = image_of(answers["get_page_image"])  # Pillow
-    assert page.width > 100 and page.height > 100
+    assert page.width > 100
+    assert page.height > 100
     figure = image_of(answers["get_element_image"])
     assert 0 < figure.width < page.width * 3
 
     docx = answers["extract_pdf_page"].structured_content  # pypandoc-binary's pandoc
-    assert docx is not None and docx["encoding"] == "base64"
+    assert docx is not None
+    assert docx["encoding"] == "base64"
     with zipfile.ZipFile(io.BytesIO(base64.b64decode(docx["content"]))) as archive:
         assert "Harbour logistics" in archive.read("word/document.xml").decode("utf-8")
 
     assert "Figure 1" in text_of(answers["search_visual_elements"])
     assert "notes" in text_of(answers["list_documents"])
     paged = answers["list_documents_paginated"].structured_content
-    assert paged is not None and paged["pagination"]["total"] == 3, paged
+    assert paged is not None, paged
+    assert paged["pagination"]["total"] == 3, paged
     cranes = answers["query_documents"].structured_content
-    assert cranes is not None and cranes["sources"], cranes
+    assert cranes is not None, cranes
+    assert cranes["sources"], cranes

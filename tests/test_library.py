@@ -71,8 +71,10 @@ def test_search_documents_formats_follow_up_keys(library: InMemory) -> None:
         ("search_documents", {"query": "x", "limit": 51}),
     )
     text = text_of(found)
-    assert text.startswith("Found ") and "[1] TEXT: Page" in text
-    assert "Document: research_attention_notes" in text and "**transformer**" in text
+    assert text.startswith("Found ")
+    assert "[1] TEXT: Page" in text
+    assert "Document: research_attention_notes" in text
+    assert "**transformer**" in text
     assert "Document: recipes" in text_of(one)
     assert "Document: research" not in text_of(one)
     assert text_of(bad).startswith("Error: Document 'nope' not found")
@@ -91,14 +93,16 @@ def test_page_images(library: InMemory) -> None:
     caption = text_of(first)
     assert caption.startswith("Page 1 of 3\nDocument: getting_started")
     picture = image_of(first)
-    assert picture.width > 500 and picture.height > 500
+    assert picture.width > 500
+    assert picture.height > 500
     gray = picture.convert("L")
     assert gray.getextrema()[0] < 100  # some dark text on the white page: not blank
     assert "(cached)" in text_of(again)
     (png,) = [c for c in big.content if c.type == "image"]
     assert len(base64.b64decode(png.data)) <= 200_000  # the byte budget lowered the DPI
     assert "Rendered at 300 dpi" not in text_of(big)
-    assert "pages 1-2" in text_of(out_of_range) and text_of(out_of_range).startswith("Error:")
+    assert "pages 1-2" in text_of(out_of_range)
+    assert text_of(out_of_range).startswith("Error:")
     assert text_of(bad_dpi).startswith("Error: dpi must be")
 
 
@@ -110,11 +114,14 @@ def test_document_info_serves_both_seeds(library: InMemory) -> None:
     )
     info = by_slug.structured_content
     assert info["slug"] == info["document_id"] == "research_attention_notes"
-    assert info["total_pages"] == 3 and info["language"] == "en"
-    assert info["processing_stages"][0] == "hash" and info["indexed_at"]
+    assert info["total_pages"] == 3
+    assert info["language"] == "en"
+    assert info["processing_stages"][0] == "hash"
+    assert info["indexed_at"]
     assert by_id.structured_content["title"] == "Two everyday recipes"
     missing = missing_doc.structured_content
-    assert missing["status"] == "error" and missing["message"].startswith("Error:")
+    assert missing["status"] == "error"
+    assert missing["message"].startswith("Error:")
 
 
 def test_find_and_list_documents(library: InMemory) -> None:
@@ -124,7 +131,8 @@ def test_find_and_list_documents(library: InMemory) -> None:
     matches = found.structured_content["matches"]
     assert matches[0]["slug"] == "research_attention_notes"
     listing = text_of(listed)
-    assert "research_attention_notes" in listing and "(320 pages)" in listing
+    assert "research_attention_notes" in listing
+    assert "(320 pages)" in listing
 
 
 def walk(library: InMemory, page_size: int, sort_by: str | None = None) -> list[dict]:
@@ -155,9 +163,11 @@ def test_pagination_walks_every_document_once_in_title_order(library: InMemory) 
 
 def test_pagination_by_page_count(library: InMemory) -> None:
     pages = walk(library, page_size=3, sort_by="page_count")
-    assert len(pages) == 9 and {p["pagination"]["sort_by"] for p in pages} == {"page_count"}
+    assert len(pages) == 9
+    assert {p["pagination"]["sort_by"] for p in pages} == {"page_count"}
     by_size = pages[0]["documents"]
-    assert by_size[0]["slug"] == "large" and by_size[0]["pages"] == 320
+    assert by_size[0]["slug"] == "large"
+    assert by_size[0]["pages"] == 320
     slugs = [d["slug"] for page in pages for d in page["documents"]]
     # most pages first, slug on ties
     assert slugs == sorted(LIBRARY, key=lambda s: (-LIBRARY[s][1], s))
@@ -174,7 +184,8 @@ def test_pagination_by_date_added_and_each_order(tmp_path: Path) -> None:
         for slug, title, pages in added:  # oldest first
             pdfgen.write_pdf(tmp_path / "files" / f"{slug}.pdf", [title] * pages, title=title)
             done = client.call("process_document", file_path=f"{slug}.pdf").structured_content
-            assert done["status"] == "success" and done["document_id"] == slug
+            assert done["status"] == "success"
+            assert done["document_id"] == slug
         orders = {
             sort_by: [d["slug"] for page in walk(client, 2, sort_by) for d in page["documents"]]
             for sort_by in ("title", "page_count", "date_added")
@@ -188,8 +199,10 @@ def test_pagination_by_date_added_and_each_order(tmp_path: Path) -> None:
 
 def test_library_status(library: InMemory) -> None:
     status = text_of(library.call("get_library_status"))
-    assert "Documents: 27" in status and "Watcher: running" in status
-    assert "Pending changes:" in status and "Last commit:" in status
+    assert "Documents: 27" in status
+    assert "Watcher: running" in status
+    assert "Pending changes:" in status
+    assert "Last commit:" in status
 
 
 def test_process_document(samples: AppContext) -> None:
@@ -203,10 +216,13 @@ def test_process_document(samples: AppContext) -> None:
         ("process_document", {"file_path": "missing.pdf"}),
     )
     done = processed.structured_content
-    assert done["status"] == "success" and done["document_id"] == "recipes"
-    assert done["metadata"]["page_count"] == 2 and done["metadata"]["language"] == "en"
+    assert done["status"] == "success"
+    assert done["document_id"] == "recipes"
+    assert done["metadata"]["page_count"] == 2
+    assert done["metadata"]["language"] == "en"
     fresh = fresh_result.structured_content
-    assert fresh["status"] == "success" and fresh["file_name"] == "Fresh"
+    assert fresh["status"] == "success"
+    assert fresh["file_name"] == "Fresh"
     assert fresh["document_id"] == "fresh"
     assert outside.structured_content["error"] == "ValidationError"
     assert missing.structured_content["error"] == "FileNotFoundError"
@@ -233,13 +249,12 @@ def test_query_documents_with_a_session(samples: AppContext) -> None:
         ("list_sessions", {}),
     )
     third = third.structured_content
-    assert first["status"] == "success" and len(first["sources"]) >= 2
+    assert first["status"] == "success"
+    assert len(first["sources"]) >= 2
     meta = first["sources"][0]["metadata"]
     assert set(meta) == {"document_id", "title", "page", "relevance_score", "chunk_index"}
-    assert (
-        "transformer" in first["answer"].lower()
-        and "[research_attention_notes, p." in first["answer"]
-    )
+    assert "transformer" in first["answer"].lower()
+    assert "[research_attention_notes, p." in first["answer"]
     assert second["session_id"] == first["session_id"] == third["session_id"]
     assert second["query_metadata"]["earlier_queries_used"] == 1
     assert second["sources"][0]["metadata"]["document_id"] in {
@@ -256,12 +271,14 @@ def test_query_documents_with_a_session(samples: AppContext) -> None:
     ):
         assert result.structured_content.get("error") == kind, result
     (session,) = listed.structured_content["sessions"]
-    assert session["query_count"] == 3 and session["session_id"] == first["session_id"]
+    assert session["query_count"] == 3
+    assert session["session_id"] == first["session_id"]
 
 
 def test_tour_and_tool_names(library: InMemory) -> None:
     tour = library.resource("tour://library")
-    assert "find_document" in tour and "get_page_image" in tour
+    assert "find_document" in tour
+    assert "get_page_image" in tour
     assert {
         "search_documents",
         "get_page_image",
@@ -288,5 +305,6 @@ def test_sessions_survive_a_restart(tmp_path: Path) -> None:
         client = InMemory(restarted)
         (session,) = client.call("list_sessions").structured_content["sessions"]
         follow_up = client.call("query_documents", query="and attention?", session_id=sid)
-    assert session["session_id"] == sid and session["query_count"] == 1
+    assert session["session_id"] == sid
+    assert session["query_count"] == 1
     assert follow_up.structured_content["query_metadata"]["earlier_queries_used"] == 1

@@ -68,7 +68,8 @@ def test_catch_up_then_follow_every_kind_of_change(
     eventually(lambda: found(index, "deep/er/moved", "rewritten"), "the moved file indexed")
     assert index.engine.record("new.pdf") is None
     assert live.wait_idle(30)  # text is committed before the run (its elements pass) ends
-    assert live.last_summary is not None and live.last_summary.parsed == 0
+    assert live.last_summary is not None
+    assert live.last_summary.parsed == 0
 
     (files / "first.pdf").unlink()  # delete
     eventually(
@@ -84,14 +85,16 @@ def test_wait_for_one_file_and_progress_of_an_update(
     folder), and the update reports each file it indexes, then goes idle."""
     steps: list[tuple[str, int, int, str]] = []
     live.on_step = lambda step: steps.append((step.stage, step.done, step.total, step.path))
-    assert index.indexing() is None and not live.wait_for(lambda: False, 0.1)
+    assert index.indexing() is None
+    assert not live.wait_for(lambda: False, 0.1)
     pdfgen.write_pdf(tmp_path / "files" / "landed.pdf", ["just landed"])
     # (until the observer has seen the file, nothing is pending and wait_for returns)
     eventually(lambda: live.wait_for(lambda: index.is_indexed("landed"), 30), "landed.pdf indexed")
     assert found(index, "landed", "just landed")
     assert live.wait_idle(30)
     assert ("text", 1, 1, "landed.pdf") in steps
-    assert live.step is None and index.indexing() is None
+    assert live.step is None
+    assert index.indexing() is None
 
 
 def test_editor_save_via_temp_file_and_rename(
@@ -117,13 +120,16 @@ def test_a_slowly_written_file_is_indexed_when_complete(
         handle.write(data[len(data) // 2 :])
     eventually(lambda: found(index, "slow", "written slowly"), "the completed file indexed")
     record = index.engine.record("slow.pdf")
-    assert record is not None and record.status == "ok" and record.size == len(data)
+    assert record is not None
+    assert record.status == "ok"
+    assert record.size == len(data)
 
 
 def test_without_watch_no_observer_runs(tmp_path: Path) -> None:
     index = PdfIndex(make_settings(tmp_path))
     live = index.live(watch=False).start()
-    assert live.caught_up.wait(30) and not live.watching
+    assert live.caught_up.wait(30)
+    assert not live.watching
     live.close()
     index.close()
 
@@ -204,10 +210,12 @@ def test_sigkill_in_the_elements_pass_leaves_a_consistent_index(tmp_path: Path) 
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
-    assert len(reader.engine.catalog()) == 60 and states()["pending"] >= 1
+    assert len(reader.engine.catalog()) == 60
+    assert states()["pending"] >= 1
     consistent(reader)
     assert search_pdf(reader, "report-59", "storage engine")["query_exists"]  # text first
     summary = reader.reindex()
-    assert summary.parsed == 0 and states() == {"done": 60}
+    assert summary.parsed == 0
+    assert states() == {"done": 60}
     consistent(reader)
     reader.close()

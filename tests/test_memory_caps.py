@@ -13,7 +13,8 @@ from tests.conftest import make_settings
 
 def test_all_workers_together_stay_within_half_the_machine() -> None:
     total = machine_memory_mb()
-    assert total is not None and total > 0
+    assert total is not None
+    assert total > 0
     for workers in (1, 2, 16, 64, 256):
         cap = worker_memory_mb(4096, workers)
         assert FLOOR_MB <= cap <= 4096

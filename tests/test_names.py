@@ -84,7 +84,8 @@ def test_the_cli_and_the_tools_take_a_name_to_the_same_record(root: Path) -> Non
     index = PdfIndex(make_settings(root))
     try:
         slugs = {record.slug: record.path for record in index.documents()}
-        assert slugs["notes_plan_2"] == "notes/plan.md" and "papers_survey" in slugs
+        assert slugs["notes_plan_2"] == "notes/plan.md"
+        assert "papers_survey" in slugs
         spellings = SPELLINGS | {slug: path for slug, path in slugs.items()}  # the slugs
         spellings["NOTES_PLAN_2"] = slugs["notes_plan_2"]  # whatever the case
         spellings["Papers/Survey"] = slugs["papers_survey"]  # a path that is a slug's
@@ -92,7 +93,8 @@ def test_the_cli_and_the_tools_take_a_name_to_the_same_record(root: Path) -> Non
             assert cli_path(root, name) == path, name
             assert catalog.document_info(index, name)["path"] == path, name
             answer = exact.search_pdf(index, name, "margins")
-            assert answer["file_exists"] and answer["query_exists"], (name, answer)
+            assert answer["file_exists"], (name, answer)
+            assert answer["query_exists"], (name, answer)
         for name in UNKNOWN:
             near = cli_suggestions(root, name)
             assert near == tool_suggestions(index, name), name

@@ -55,23 +55,31 @@ def test_scanned_pages_are_found_through_search_pdf(tmp_path: Path) -> None:
     index = PdfIndex(make_settings(tmp_path))
     try:
         summary = index.reindex()
-        assert summary.added == 1 and summary.failed == 0
+        assert summary.added == 1
+        assert summary.failed == 0
         record = index.engine.record("mixed.pdf")
-        assert record.status == "ok" and record.ocr_lang == "eng"
-        assert record.ocr_pages == 2 and record.ocr_missing == 0
-        assert record.ocr_confidence is not None and record.ocr_confidence > 60
+        assert record.status == "ok"
+        assert record.ocr_lang == "eng"
+        assert record.ocr_pages == 2
+        assert record.ocr_missing == 0
+        assert record.ocr_confidence is not None
+        assert record.ocr_confidence > 60
         assert any(stage.startswith("ocr (eng, 2 pages)") for stage in record.stages)
         found = search_pdf(index, "mixed", "quarterly report zephyr", context_length=10)
-        assert found["query_exists"] and len(found["matches"]) == 1
+        assert found["query_exists"]
+        assert len(found["matches"]) == 1
         assert search_pdf(index, "mixed", "board meeting")["query_exists"]
         assert search_pdf(index, "mixed", "harbours")["query_exists"]  # the text layer stays
         texts = index.engine.page_texts(record.slug)
-        assert "ZEPHYR" in texts[1] and "ZEPHYR" not in texts[2]  # each page its own text
+        assert "ZEPHYR" in texts[1]
+        assert "ZEPHYR" not in texts[2]
         status = index.stats()["ocr"]
-        assert status["unavailable"] is None and status["pages_read"] == 2
+        assert status["unavailable"] is None
+        assert status["pages_read"] == 2
         assert "tesseract" in status["engine"]
         keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
-        assert len(keys) == 1 and "+ocr-eng" in keys[0]  # the cache key names OCR and language
+        assert len(keys) == 1
+        assert "+ocr-eng" in keys[0]
     finally:
         index.close()
 
@@ -84,9 +92,12 @@ def test_ocr_switched_off_then_on_rereads_only_scanned_files(tmp_path: Path) -> 
     try:
         off.reindex()
         record = off.engine.record("scan.pdf")
-        assert record.status == "empty" and record.ocr_missing == 1 and record.ocr_pages == 0
+        assert record.status == "empty"
+        assert record.ocr_missing == 1
+        assert record.ocr_pages == 0
         status = off.stats()["ocr"]
-        assert "switched off" in status["unavailable"] and status["pages_not_read"] == 1
+        assert "switched off" in status["unavailable"]
+        assert status["pages_not_read"] == 1
         assert "not searchable" in off.describe_ocr(status)
         assert not search_pdf(off, "scan", "4711")["query_exists"]
     finally:
@@ -109,11 +120,14 @@ def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -
     try:
         index.reindex()
         record = index.engine.record("scan.pdf")
-        assert record.status == "empty" and record.ocr_missing == 3
-        assert len(record.notes) == 1 and "xyz" in record.notes[0]
+        assert record.status == "empty"
+        assert record.ocr_missing == 3
+        assert len(record.notes) == 1
+        assert "xyz" in record.notes[0]
         status = index.stats()["ocr"]
         assert "xyz not installed" in status["unavailable"]
-        assert status["pages_not_read"] == 3 and status["files_not_read"] == 1
+        assert status["pages_not_read"] == 3
+        assert status["files_not_read"] == 1
     finally:
         index.close()
 
@@ -130,8 +144,10 @@ def test_without_tesseract_rapidocr_reads_scans(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     stats = subprocess.run([*CLI, "stats", "--json", *root], env=env, capture_output=True)
     status = json.loads(stats.stdout)["ocr"]
-    assert status["engine"].startswith("rapidocr-onnxruntime ") and status["unavailable"] is None
-    assert status["pages_read"] == 1 and status["pages_not_read"] == 0
+    assert status["engine"].startswith("rapidocr-onnxruntime ")
+    assert status["unavailable"] is None
+    assert status["pages_read"] == 1
+    assert status["pages_not_read"] == 0
     found = subprocess.run(
         [*CLI, "search", "invoice 4711", "--json", *root], env=env, capture_output=True
     )
@@ -149,7 +165,8 @@ def test_ocr_engine_setting_is_obeyed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     stats = subprocess.run([*CLI, "stats", *root], env=env, capture_output=True, text=True)
     ocr_lines = [line for line in stats.stdout.splitlines() if "tesseract not found" in line]
-    assert len(ocr_lines) == 1 and "1 image pages in 1 files" in ocr_lines[0], stats.stdout
+    assert len(ocr_lines) == 1, stats.stdout
+    assert "1 image pages in 1 files" in ocr_lines[0], stats.stdout
     assert "rapidocr" not in stats.stdout.lower()
 
 
@@ -161,17 +178,22 @@ def test_engine_choice_and_languages() -> None:
         assert ocr.engine("eng").name == "tesseract"
     if "chi_sim" not in tesseract.languages:
         found, reason = ocr.select("chi_sim")
-        assert found is not None and found.name == "rapidocr" and reason is None
+        assert found is not None
+        assert found.name == "rapidocr"
+        assert reason is None
         assert found.version.startswith("rapidocr-onnxruntime 1.")
     assert ocr.engine("eng", "rapidocr").languages == ("eng", "chi_sim")
     found, reason = ocr.select("deu", "rapidocr")
-    assert found is None and reason is not None
+    assert found is None
+    assert reason is not None
     assert "RapidOCR reads only eng and chi_sim, not deu" in reason
     found, reason = ocr.select("xyz")
-    assert found is None and reason is not None
+    assert found is None
+    assert reason is not None
     assert ("Tesseract language data xyz" in reason) == tesseract.available
     assert "RapidOCR reads only" in reason
-    assert not ocr.engine("xyz").available and ocr.engine("xyz").reason == reason
+    assert not ocr.engine("xyz").available
+    assert ocr.engine("xyz").reason == reason
 
 
 def test_ocr_engine_setting_is_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -214,11 +214,13 @@ def test_ranking_agrees_with_tantivy(tmp_path: Path) -> None:
                 continue
             compared += 1
             same_first += first[0] == second[0]
-            assert first[0] in second[:5] and second[0] in first[:5], query
+            assert first[0] in second[:5], query
+            assert second[0] in first[:5], query
             overlaps.append(len(set(first) & set(second)) / max(len(first), len(second)))
         assert compared >= 50
         assert same_first >= 0.85 * compared, (same_first, compared)
-        assert min(overlaps) >= 0.6 and sum(overlaps) / len(overlaps) >= 0.9, overlaps
+        assert min(overlaps) >= 0.6, overlaps
+        assert sum(overlaps) / len(overlaps) >= 0.9, overlaps
     finally:
         for opened in found.values():
             opened.close()
@@ -252,8 +254,10 @@ def test_the_cli_reads_the_engine_and_database_from_the_environment(
     assert not (tmp_path / "index" / "tantivy").exists()
     stats = runner.invoke(main, ["stats", "--root", str(tmp_path)]).output
     # The index is in the database: stats name it there, and the folder as the cache's.
-    assert "index:       postgresql://" in stats and "(postgres engine)" in stats
-    assert f"cache:       {tmp_path / 'index'}" in stats and "segments" not in stats
+    assert "index:       postgresql://" in stats
+    assert "(postgres engine)" in stats
+    assert f"cache:       {tmp_path / 'index'}" in stats
+    assert "segments" not in stats
     # A separate process, as another host's CLI would be.
     found = subprocess.run(
         [sys.executable, "-m", "pdfindex", "search", "--root", str(tmp_path), "kerning", "--json"],
@@ -284,7 +288,8 @@ def test_a_large_commit_is_followed_by_analyze(
     _add(engine, "small.pdf", ["one page", "two pages", "three"])
     assert set(analyzed().values()) == {-1}
     _add(engine, "large.pdf", [f"page {n} of the large file" for n in range(6)])
-    assert analyzed()["pdfindex_pages"] == 9 and analyzed()["pdfindex_postings"] > 0
+    assert analyzed()["pdfindex_pages"] == 9
+    assert analyzed()["pdfindex_postings"] > 0
 
 
 def test_searches_keep_answering_while_a_writer_commits(engine: Engine) -> None:
@@ -358,7 +363,8 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
                 ]
                 writer.add_file(_record(f"r{n}.pdf", 6), pages, [index_text(p) for p in pages])
         lists = _rows(listed, "SELECT count(*), max(theta) FROM pdfindex_lists")[0]
-        assert lists[0] > 20 and lists[1] > 0, lists
+        assert lists[0] > 20, lists
+        assert lists[1] > 0, lists
         queries = [
             *[pq.parse(q) for q in QUERIES[:30]],
             *[pq.parse(q, any_word=True) for q in QUERIES[30:]],

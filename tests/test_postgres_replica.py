@@ -299,7 +299,8 @@ def test_sigkill_of_the_indexer_mid_commit_loses_nothing(
     fresh = reliability.run_reindex(tmp_path / "fresh", "postgres")
     built = reliability.snapshot(tmp_path / "fresh", WORDS, "postgres")
 
-    assert final["exit"] == 0 and fresh["exit"] == 0, (final, fresh)
+    assert final["exit"] == 0, (final, fresh)
+    assert fresh["exit"] == 0, (final, fresh)
     assert all(e["killed"] or e["exit"] == 0 for e in events), events  # never "locked"
     assert sum(e["lock_held_at_kill"] for e in events) == 5, events  # mid-transaction kills
     assert [e["locks_after"] for e in events] == [0] * len(events)  # the lock died too

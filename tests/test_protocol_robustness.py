@@ -203,7 +203,8 @@ def test_a_lone_surrogate_is_an_error_naming_its_argument(wire: Wire) -> None:
     for answer, name in [(query, "query"), (slug, "document_slug"), (nested, "sources[1].path")]:
         assert answer["result"]["isError"] is True, answer
         text = result_text(answer)
-        assert f"{name}: " in text and "lone surrogate" in text, text
+        assert f"{name}: " in text, text
+        assert "lone surrogate" in text, text
     assert "\\ud800 at character 7" in result_text(query)
     assert result_text(slug).startswith("Error: document_slug:")  # seed 004's form
     # Not a tool: a JSON-RPC error naming the parameter.
@@ -211,7 +212,8 @@ def test_a_lone_surrogate_is_an_error_naming_its_argument(wire: Wire) -> None:
         b'{"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "x\\udc00"}}\n'
     )
     error = wire.wait(5)["error"]
-    assert error["code"] == -32602 and error["message"].startswith("params.uri: the text holds")
+    assert error["code"] == -32602
+    assert error["message"].startswith("params.uri: the text holds")
     # The server goes on answering, and a proper surrogate pair is text like any other.
     wire.call(6, "search_pdf", {"pdf_name": "doc", "query": "hello \U0001f600"})
     assert wire.wait(6)["result"]["structuredContent"]["file_exists"] is True
@@ -221,7 +223,8 @@ def test_valid_json_that_is_no_request_gets_invalid_request(wire: Wire) -> None:
     wire.write(b'[1, 2]\n{"jsonrpc": "2.0", "id": 9, "method": 5}\n')
     assert wire.wait(9)["error"]["code"] == -32600
     (listed,) = wire.wait_anonymous(1)
-    assert listed["error"]["code"] == -32600 and listed["id"] is None
+    assert listed["error"]["code"] == -32600
+    assert listed["id"] is None
     # A malformed notification is not answered (JSON-RPC never answers one); the next
     # request still is.
     wire.write(b'{"jsonrpc": "2.0", "method": "notifications/x\\ud800"}\n')
@@ -277,7 +280,8 @@ def test_a_search_answers_at_once_behind_200_pipelined_page_images(tmp_path: Pat
         for text in texts:  # the limit as configured (4 s, not 3.99879 s)
             assert "within 4 s" in text or "time limit of 4 s" in text, text
             if "no worker was free" in text:  # waiting is no reason to narrow the request
-                assert "narrow it" not in text and "retry" in text, text
+                assert "narrow it" not in text, text
+                assert "retry" in text, text
         assert any("no worker was free within 4 s" in t and "retry" in t for t in texts), texts[:3]
     finally:
         server.close()
@@ -323,9 +327,11 @@ def test_two_slow_conversions_leave_a_worker_for_page_images(tmp_path: Path) -> 
             assert waited.is_error
             text = text_of(waited)
             assert "no worker was free within 6 s: 1 conversion is running" in text, text
-            assert "retry" in text and "narrow it" not in text, text
+            assert "retry" in text, text
+            assert "narrow it" not in text, text
             converted = await first
-            assert converted.is_error and "time limit of 12 s" in text_of(converted)
+            assert converted.is_error
+            assert "time limit of 12 s" in text_of(converted)
 
     asyncio.run(main())
 
@@ -360,7 +366,8 @@ def test_a_hidden_file_is_not_indexed_and_says_so(client: InMemory) -> None:
     assert result.is_error
     answer = result.structured_content or {}
     assert answer["status"] == "error", answer
-    assert "hidden" in answer["message"] and "retry" not in answer["message"], answer
+    assert "hidden" in answer["message"], answer
+    assert "retry" not in answer["message"], answer
     assert answer["details"]["parameter"] == "file_path"
 
 
@@ -374,7 +381,10 @@ def test_a_regex_out_of_time_on_a_big_file_blames_the_text_not_backtracking(
     assert big.is_error
     text = text_of(big)
     assert "backtracking" not in text, text
-    assert "ran out of its 2 s on a file of" in text and "MB" in text, text
-    assert "amount of text" in text and "narrow the pattern" in text, text
+    assert "ran out of its 2 s on a file of" in text, text
+    assert "MB" in text, text
+    assert "amount of text" in text, text
+    assert "narrow the pattern" in text, text
     runaway = client.call("search_in_file", file="runaway.txt", pattern="^(a|aa)+$")
-    assert runaway.is_error and "catastrophic backtracking" in text_of(runaway)
+    assert runaway.is_error
+    assert "catastrophic backtracking" in text_of(runaway)

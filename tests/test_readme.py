@@ -89,7 +89,8 @@ def test_the_two_commands_come_first() -> None:
         "pip install -e '.[test]' && pytest\n",
     ]
     assert text.index(blocks[1]) < text.index("\n## ")  # before the first section
-    assert '"command": "pdfindex"' in text and '"args": ["serve", "--root"' in text
+    assert '"command": "pdfindex"' in text
+    assert '"args": ["serve", "--root"' in text
 
 
 def _local_links(path: Path) -> list[tuple[str, Path]]:

@@ -46,7 +46,8 @@ def test_the_runner_measures_each_tool_and_mode(
     printed = capsys.readouterr().out
     assert "| search_documents | after | question | 2 |" in printed
     result = json.loads(out.read_text())
-    assert result["engine"] == index_engine and result["pages"] == 4
+    assert result["engine"] == index_engine
+    assert result["pages"] == 4
     rows = {(r["tool"], r["mode"], r["id"]): r for r in result["rows"]}
     assert len(rows) == 2 * 2 * 3
     assert rows[("search_documents", "after", "s-1")]["page_rank"] == 1
@@ -54,8 +55,11 @@ def test_the_runner_measures_each_tool_and_mode(
     assert rows[("search_documents", "after", "s-3")]["page_rank"] is None  # wrong document
     summary = {(s["tool"], s["mode"], s["kind"]): s for s in result["summaries"]}
     after = summary[("search_documents", "after", "question")]
-    assert after["n"] == 2 and after["hit@1"] == 0.5 and after["mrr@10"] == 0.5
-    assert after["doc_mrr@10"] == 0.5 and after["p50_ms"] > 0
+    assert after["n"] == 2
+    assert after["hit@1"] == 0.5
+    assert after["mrr@10"] == 0.5
+    assert after["doc_mrr@10"] == 0.5
+    assert after["p50_ms"] > 0
     assert summary[("query_documents", "after", "keywords")]["hit@10"] == 1.0
 
 
@@ -82,4 +86,5 @@ def test_recoll_is_measured_as_the_peer_by_document(
 
     assert "| recoll | peer | keywords | 1 | – | – | – | 1.00 |" in capsys.readouterr().out
     (row,) = [r for r in json.loads(out.read_text())["rows"] if r["tool"] == "recoll"]
-    assert row["found"][0] == ["groups", 0] and row["page_rank"] is None
+    assert row["found"][0] == ["groups", 0]
+    assert row["page_rank"] is None

@@ -131,7 +131,8 @@ def test_repeated_calls_decode_no_record(
     first = index.stats()
     assert decoded.count == FILES + EMPTY_FILES  # the catalog, read once
     assert first["documents"] == FILES + EMPTY_FILES
-    assert first["by_status"][EMPTY] == EMPTY_FILES and len(first["problems"]) == EMPTY_FILES
+    assert first["by_status"][EMPTY] == EMPTY_FILES
+    assert len(first["problems"]) == EMPTY_FILES
     sessions = SessionStore(tmp_path / "sessions")
     status = catalog.library_status(index, "off", False, None)
     answers = {name: unknown_answer(index, name) for name in UNKNOWN}
@@ -228,7 +229,8 @@ def test_the_writer_reads_records_of_its_own(library: Path) -> None:
             )
             reader.start()
             reader.join()
-            assert seen == [OK] and shared[path].status == OK  # readers do not see it
+            assert seen == [OK]
+            assert shared[path].status == OK
         assert index.engine.catalog()[path].status == OK  # nothing written: rolled back
         assert index.stats()["by_status"][FAILED] == 0
     finally:

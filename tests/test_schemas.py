@@ -223,7 +223,8 @@ def test_answer_holds_to_its_schema(session: dict[str, Any], label: str) -> None
     assert problems(schema, data) == []
     assert problems(strict(schema), data) == [], "keys the result type does not declare"
     if tool == "get_document_info" and answer.is_error:  # seed 004's text, seed 002's JSON
-        assert text == data["message"] and text.startswith("Error: ")
+        assert text == data["message"]
+        assert text.startswith("Error: ")
     else:
         assert json.loads(text) == data, "structured content differs from the text content"
 
@@ -234,7 +235,8 @@ def test_answer_has_its_seeds_keys(session: dict[str, Any], tool: str) -> None:
     assert SEED_KEYS[tool] <= set(data)
     if tool in SEED_ITEM_KEYS:
         items = data["files" if tool == "list_searchable_files" else "matches"]
-        assert items and all(SEED_ITEM_KEYS[tool] <= set(item) for item in items)
+        assert items
+        assert all(SEED_ITEM_KEYS[tool] <= set(item) for item in items)
 
 
 def test_seed_002_error_shapes(session: dict[str, Any]) -> None:
@@ -247,7 +249,8 @@ def test_seed_002_error_shapes(session: dict[str, Any]) -> None:
         data = answers[label].structured_content
         assert answers[label].is_error, label
         assert set(data) == SEED_002_ERROR, label
-        assert data["status"] == "error" and data["error"] == kind, label
+        assert data["status"] == "error", label
+        assert data["error"] == kind, label
         assert datetime.fromisoformat(data["timestamp"]).tzinfo is not None, label
         assert uuid.UUID(data["request_id"]), label
     details = answers["query_documents_bad_session"].structured_content["details"]
@@ -260,8 +263,10 @@ def test_seed_002_nested_shapes(session: dict[str, Any]) -> None:
     info = answers["get_document_info"].structured_content
     nested = info["document_info"]
     assert SEED_002_DOCUMENT_INFO <= set(nested)
-    assert nested["processing_status"] == "completed" and nested["id"] == info["slug"]
-    assert isinstance(nested["file_size"], str) and nested["file_size"].endswith("KB")
+    assert nested["processing_status"] == "completed"
+    assert nested["id"] == info["slug"]
+    assert isinstance(nested["file_size"], str)
+    assert nested["file_size"].endswith("KB")
     assert {"page_count", "language", "content_type", "chunk_count"} <= set(nested["metadata"])
     assert nested["metadata"]["content_type"] == "application/pdf"
     assert nested["metadata"]["chunk_count"] == info["total_pages"] == 3
@@ -273,7 +278,8 @@ def test_seed_002_nested_shapes(session: dict[str, Any]) -> None:
     assert sessions["total_count"] == sessions["active_sessions"] == 1
     (row,) = sessions["sessions"]
     assert SEED_002_SESSION <= set(row)
-    assert row["message_count"] == 1 and row["document_scope"]
+    assert row["message_count"] == 1
+    assert row["document_scope"]
     assert {"user_context", "total_queries", "avg_response_time"} <= set(row["metadata"])
     assert datetime.fromisoformat(row["last_active_at"]) >= datetime.fromisoformat(
         row["created_at"]
@@ -284,7 +290,8 @@ def test_seed_002_nested_shapes(session: dict[str, Any]) -> None:
 def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
     """Keys only some answers have reach structured content: paging, cuts, errors."""
     answers = {label: a.structured_content for label, a in session["answers"].items()}
-    assert answers["search_pdf"]["truncated"] is True and answers["search_pdf"]["note"]
+    assert answers["search_pdf"]["truncated"] is True
+    assert answers["search_pdf"]["note"]
     assert answers["search_pdf_corrupt"]["error"].startswith("Failed to parse PDF")
     absent = answers["search_pdf_absent_file"]
     assert {k: absent[k] for k in ("file_exists", "query_exists", "matches")} == {
@@ -294,17 +301,22 @@ def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
     }
     assert absent["error"].startswith("Document 'nothing' not found")
     grep = answers["search_in_file"]
-    assert grep["truncated"] is True and grep["next_offset"] == len(grep["matches"])
+    assert grep["truncated"] is True
+    assert grep["next_offset"] == len(grep["matches"])
     assert answers["fuzzy_search"]["next_offset"] == len(answers["fuzzy_search"]["matches"])
-    assert answers["fuzzy_overview"]["mode"] == "batch" and "note" not in answers["fuzzy_overview"]
+    assert answers["fuzzy_overview"]["mode"] == "batch"
+    assert "note" not in answers["fuzzy_overview"]
     assert answers["extract_cut"]["truncated"] is True
     read = answers["read_pdf"]["results"]
-    assert read[0]["data"]["truncated"] is True and read[0]["data"]["next_pages"]
-    assert set(read[1]) == {"source", "success", "error"} and read[1]["success"] is False
+    assert read[0]["data"]["truncated"] is True
+    assert read[0]["data"]["next_pages"]
+    assert set(read[1]) == {"source", "success", "error"}
+    assert read[1]["success"] is False
     assert "full_text" in answers["read_pdf_full"]["results"][0]["data"]
     listed = answers["list_searchable_files"]["files"]
     corrupt = next(f for f in listed if f["path"] == "corrupt.pdf")
-    assert corrupt["status"] == "failed" and corrupt["error"]
+    assert corrupt["status"] == "failed"
+    assert corrupt["error"]
     assert answers["list_documents_paginated"]["pagination"]["has_next"] is True
     assert answers["list_sessions"]["sessions"][0]["query_count"] >= 1
 
@@ -316,7 +328,8 @@ def test_the_checks_catch_drift(session: dict[str, Any]) -> None:
     assert problems(strict(schema), good) == []
     undeclared = copy.deepcopy(good)
     undeclared["matches"][0]["column"] = 3
-    assert problems(schema, undeclared) == [] and problems(strict(schema), undeclared)
+    assert problems(schema, undeclared) == []
+    assert problems(strict(schema), undeclared)
     missing = {k: v for k, v in good.items() if k != "total_matches"}
     assert problems(schema, missing)
     wrong = good | {"total_matches": "many"}

@@ -129,7 +129,8 @@ def test_embeddings_are_cached_across_rename_and_rebuild(tmp_path: Path) -> None
 
 def check_cached(tmp_path: Path, hybrid: PdfIndex) -> None:
     semantic = hybrid.semantic
-    assert semantic is not None and semantic.embedded_now == 6
+    assert semantic is not None
+    assert semantic.embedded_now == 6
     files = tmp_path / "files"
     (files / "car.pdf").rename(files / "vehicle.pdf")
     hybrid.reindex()
@@ -162,7 +163,8 @@ def test_embedding_resumes_where_it_stopped(
         done = semantic.run(
             should_stop=lambda: bool(batches), progress=lambda d, n: batches.append(d)
         )
-        assert done == 2 and batches == [2]
+        assert done == 2
+        assert batches == [2]
         answer = catalog.search_documents(index, "Where is the tyre?")
         assert "2 of 6 pages embedded" in answer
         again = library.Semantic(index.settings, index.engine)  # a new process
@@ -195,7 +197,8 @@ def test_background_embedder_through_the_mcp_client(tmp_path: Path) -> None:
         metadata = asked.structured_content["query_metadata"]
         assert "; pages ranked hybrid (bm25 + all-MiniLM-L6-v2" in metadata["retrieval"]
         settings_text = client.resource("config://settings")
-        assert '"semantic"' in settings_text and "semantic_model" in settings_text
+        assert '"semantic"' in settings_text
+        assert "semantic_model" in settings_text
 
 
 def test_off_by_default_loads_no_model(tmp_path: Path) -> None:
@@ -256,7 +259,8 @@ def test_a_model_folder_is_used_and_checked(tmp_path: Path) -> None:
         (mine / "tokenizer.json").symlink_to(tokenizer_file)
         index.reindex()
         semantic = library.Semantic(index.settings, index.engine)
-        assert semantic.model_name == "mine" and semantic.model_id.startswith("mine-")
+        assert semantic.model_name == "mine"
+        assert semantic.model_id.startswith("mine-")
         assert semantic.run() == 6
         assert catalog.search_documents(index, QUESTION).endswith(
             "Ranking: hybrid (bm25 + mine, 6 of 6 pages embedded)"
@@ -278,7 +282,8 @@ def test_the_relevance_benchmark_measures_hybrid_modes(tmp_path: Path) -> None:
     assert ranks[("search_documents", "after")] is None
     assert ranks[("search_documents", "rrf")] == ranks[("search_documents", "hybrid")] == 1
     assert ranks[("search_documents", "rerank:w=2,p=1")] is None  # re-orders BM25's pages
-    assert result["semantic"]["embedded_now"] == 6 and result["semantic"]["pages_per_s"] > 0
+    assert result["semantic"]["embedded_now"] == 6
+    assert result["semantic"]["pages_per_s"] > 0
     assert not library.FIRST_ONLY  # the knobs are back to the product's
 
 
@@ -299,7 +304,8 @@ def test_reindex_embeds_and_stats_show_progress(tmp_path: Path) -> None:
     assert "ranking:     hybrid, semantic: 6 of 6 pages embedded" in stats.output
     again = runner.invoke(main, ["reindex", "--json", "--root", str(tmp_path)])
     info = json.loads(again.stdout)["semantic"]
-    assert info["embedded_pages"] == info["pages"] == 6 and info["model"] == "all-MiniLM-L6-v2"
+    assert info["embedded_pages"] == info["pages"] == 6
+    assert info["model"] == "all-MiniLM-L6-v2"
 
 
 def test_visual_elements_rank_hybrid_for_questions(tmp_path: Path) -> None:
@@ -312,11 +318,13 @@ def test_visual_elements_rank_hybrid_for_questions(tmp_path: Path) -> None:
     index = PdfIndex(settings)
     try:
         index.reindex()
-        assert index.semantic is not None and index.semantic.run() > 0
+        assert index.semantic is not None
+        assert index.semantic.run() > 0
         question = visual.search_visual_elements(index, "What does the throughput figure show?")
         assert "Figure 1" in question
         assert question.splitlines()[-1].startswith("Ranking: hybrid (bm25 + all-MiniLM-L6-v2")
         keywords = visual.search_visual_elements(index, "throughput figure")
-        assert "Figure 1" in keywords and keywords.endswith("Ranking: bm25")
+        assert "Figure 1" in keywords
+        assert keywords.endswith("Ranking: bm25")
     finally:
         index.close()

@@ -88,7 +88,8 @@ def test_tools_listed_with_schemas(calls: dict[str, Any]) -> None:
     tool = calls["tools"]["search_pdf"]
     props = tool.input_schema["properties"]
     assert set(props) == {"pdf_name", "query", "context_length", "topk"}
-    assert props["context_length"]["default"] == 2000 and props["topk"]["default"] == 10
+    assert props["context_length"]["default"] == 2000
+    assert props["topk"]["default"] == 10
     assert all(p.get("description") for p in props.values())
 
 
@@ -96,7 +97,9 @@ def test_search_pdf_answers_in_the_seed_shape(calls: dict[str, Any]) -> None:
     found = calls["found"]
     assert not found.is_error
     data = found.structured_content
-    assert data["file_exists"] and data["query_exists"] and len(data["matches"]) == 1
+    assert data["file_exists"]
+    assert data["query_exists"]
+    assert len(data["matches"]) == 1
     assert re.search(r"\*\*transformer\r?\narchitecture\*\*", data["matches"][0])
     assert calls["pdf_suffix"].structured_content["query_exists"]
     assert calls["hyphen"].structured_content["query_exists"]
@@ -120,7 +123,8 @@ def test_search_pdf_answers_in_the_seed_shape(calls: dict[str, Any]) -> None:
 
 def test_unreadable_pdfs_carry_an_error(calls: dict[str, Any]) -> None:
     corrupt = calls["corrupt"].structured_content
-    assert corrupt["file_exists"] and not corrupt["query_exists"]
+    assert corrupt["file_exists"]
+    assert not corrupt["query_exists"]
     assert corrupt["error"].startswith("Failed to parse PDF")
     assert "password" in calls["locked"].structured_content["error"]
 
@@ -130,10 +134,10 @@ def test_hostile_paths_and_bad_arguments_are_tool_errors(calls: dict[str, Any]) 
         result = calls[key]
         assert result.is_error
         assert "outside the files folder" in result.content[0].text
-    assert calls["bad_topk"].is_error and "topk" in calls["bad_topk"].content[0].text
-    assert (
-        calls["empty_query"].is_error and "query is empty" in calls["empty_query"].content[0].text
-    )
+    assert calls["bad_topk"].is_error
+    assert "topk" in calls["bad_topk"].content[0].text
+    assert calls["empty_query"].is_error
+    assert "query is empty" in calls["empty_query"].content[0].text
 
 
 def test_over_stdio_the_first_call_meets_one_error_rule(calls: dict[str, Any]) -> None:
@@ -143,20 +147,25 @@ def test_over_stdio_the_first_call_meets_one_error_rule(calls: dict[str, Any]) -
 
     assert calls["server_info"].version == __version__
     unknown = calls["unknown_argument"]
-    assert unknown.is_error and "unknown argument 'qeury'" in unknown.content[0].text
+    assert unknown.is_error
+    assert "unknown argument 'qeury'" in unknown.content[0].text
     assert "query is required" in unknown.content[0].text
-    assert not calls["by_slug"].is_error and "Document: multi" in calls["by_slug"].content[0].text
+    assert not calls["by_slug"].is_error
+    assert "Document: multi" in calls["by_slug"].content[0].text
     rag = calls["rag_error"]
-    assert rag.is_error and rag.structured_content["error"] == "ValidationError"
+    assert rag.is_error
+    assert rag.structured_content["error"] == "ValidationError"
     assert rag.structured_content["details"]["parameter"] == "top_k"
     assert json.loads(rag.content[0].text) == rag.structured_content
 
 
 def test_session_log_records_requests_and_results(project: Path, calls: dict[str, Any]) -> None:
     (log,) = list((project / "session-logs").glob("*.log"))
-    assert log.name[:4].isdigit() and log.name.count("_") == 1
+    assert log.name[:4].isdigit()
+    assert log.name.count("_") == 1
     text = log.read_text()
-    assert "request search_pdf" in text and "response search_pdf" in text
+    assert "request search_pdf" in text
+    assert "response search_pdf" in text
     assert "outside the files folder" in text
 
 
@@ -283,5 +292,6 @@ def test_sixteen_parallel_calls_while_the_watcher_commits(tmp_path: Path) -> Non
         pdfgen.write_pdf(files / f"doc{i:02d}.pdf", [f"Page marker {i}\nmore", "Page marker two"])
     results = anyio.run(_parallel_calls_while_files_land, tmp_path)
     for result in results[:16]:
-        assert result["query_exists"] and len(result["matches"]) == 2, result
+        assert result["query_exists"], result
+        assert len(result["matches"]) == 2, result
     assert results[16]["query_exists"]  # waited for the watcher instead of "not indexed"

@@ -119,7 +119,8 @@ def test_too_many_workers_are_brought_down_with_a_warning(
         flags = {"workers": 100000} if how == "flag" else {}
         assert load_settings(flags, root=root).workers == cap, how
         warning = capsys.readouterr().err
-        assert "workers=" in warning and f"using {cap}" in warning, (how, warning)
+        assert "workers=" in warning, (how, warning)
+        assert f"using {cap}" in warning, (how, warning)
         monkeypatch.delenv("PDFINDEX_WORKERS", raising=False)
 
 

@@ -38,7 +38,8 @@ def test_a_files_time_limit_covers_its_ocr(tmp_path: Path) -> None:
         index.close()
     assert summary.failed == 0
     assert record.ocr_missing, "every page was read: the limit did not hold"
-    assert 0 < record.ocr_pages < 12 and record.ocr_pages + record.ocr_missing == 12
+    assert 0 < record.ocr_pages < 12
+    assert record.ocr_pages + record.ocr_missing == 12
     assert any("time limit of 5 s ran out" in note for note in record.notes), record.notes
 
 

@@ -127,7 +127,8 @@ def test_the_cli_refuses_a_second_folder_in_one_line(tmp_path: Path) -> None:
     second = runner.invoke(main, ["reindex", "--root", str(tmp_path / "b")])
     assert second.exit_code == 2
     (line,) = second.output.strip().splitlines()
-    assert line.startswith("Error: this library is fed by ") and "its unnamed source" in line
+    assert line.startswith("Error: this library is fed by ")
+    assert "its unnamed source" in line
     named = runner.invoke(main, ["reindex", "--root", str(tmp_path / "b"), "--source", "hostb"])
     assert named.exit_code == 0, named.output
     assert url  # both roots wrote the one database of this test
@@ -166,7 +167,8 @@ def test_names_and_tools_see_every_source_and_files_of_their_own(
     assert a.find_record("hostb/beta.pdf").slug == "hostb_beta"
     assert a.find_record("hostb_beta").path == "hostb/beta.pdf"
     read = read_pdf(a, [{"path": "hostb/beta.pdf", "pages": "1"}])["results"][0]
-    assert read["success"] and "beta words" in str(read), read
+    assert read["success"], read
+    assert "beta words" in str(read), read
     lines = search_in_file(a, "hostb_beta", r"beta \w+")["matches"]
     assert [m["content"] for m in lines] == ["beta words on b"]
     fuzzy = fuzzy_search(a, "wrds", interactive=False)["matches"]
@@ -178,7 +180,8 @@ def test_names_and_tools_see_every_source_and_files_of_their_own(
     rows = {row["path"]: row["status"] for row in listed["files"]}
     assert rows == {"hosta/alpha.pdf": "ok"}  # this host's folder, as the library names it
     caption, png = get_page_image(a, "hosta_alpha", 2)
-    assert png.startswith(b"\x89PNG") and "Page 2 of 2" in caption
+    assert png.startswith(b"\x89PNG")
+    assert "Page 2 of 2" in caption
 
 
 def test_another_sources_file_is_unreachable_without_its_folder_and_read_with_it(
@@ -203,7 +206,8 @@ def test_another_sources_file_is_unreachable_without_its_folder_and_read_with_it
         converted = extract_pdf_page(shared, "hostb/beta.pdf", [1], "plain")
         assert "beta words" in converted["content"]
         real, path = shared.resolve(str(tmp_path / "b" / "files" / "beta.pdf"))
-        assert path == "hostb/beta.pdf" and real == (tmp_path / "b" / "files" / "beta.pdf")
+        assert path == "hostb/beta.pdf"
+        assert real == (tmp_path / "b" / "files" / "beta.pdf")
     finally:
         shared.close()
     assert b.engine.record("hostb/beta.pdf") is not None
@@ -393,7 +397,8 @@ def test_two_serve_processes_on_two_folders_share_one_library(tmp_path: Path) ->
             own = await host_a.call_tool(
                 "get_page_image", {"document_slug": "hosta_alpha", "page_number": 1}
             )
-            assert not own.is_error and image_of(own).width > 100
+            assert not own.is_error
+            assert image_of(own).width > 100
 
     async def with_the_shared_folder() -> None:
         env = env_a | {"PDFINDEX_SOURCE_FOLDERS": f"hostb={b / 'files'}"}

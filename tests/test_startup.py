@@ -80,10 +80,12 @@ def test_tools_answer_while_the_start_up_scan_runs(
     assert not search.is_error  # nothing committed yet: an answer, not a wait
     # A file the writer has not committed: said so, with how far the scan is.
     answer = exact.structured_content
-    assert answer["file_exists"] and not answer["query_exists"]
+    assert answer["file_exists"]
+    assert not answer["query_exists"]
     assert "not indexed yet" in answer["error"]
     assert f"indexing 1 of {DOCUMENTS} files" in answer["error"]
-    assert info.is_error and "not indexed yet" in text_of(info)
+    assert info.is_error
+    assert "not indexed yet" in text_of(info)
 
     holds.free(("text", 1))
     holds.wait(("elements", 0))  # page text committed, figures and tables to come

@@ -145,7 +145,8 @@ def test_extractors_reattach_tex_accents(tmp_path: Path, engine: str) -> None:
     for word in TEX_WORDS:
         assert word in page, (word, page)
     assert "rôle" in page
-    assert "x^y a~b" in page and "q\u0307" in page  # code and maths untouched
+    assert "x^y a~b" in page
+    assert "q\u0307" in page
     assert "\r" not in page
     assert extraction.metadata["title"] == "Maaj Titel zwei"
 
@@ -188,7 +189,8 @@ def test_search_finds_reattached_accents_as_typed(text_index: PdfIndex) -> None:
         matches, _ = text_index.exact(query, document="tex", limit=100, context_length=0)
         assert [m.start for m in matches] == [s for s, _ in brute_force(stored, query)]
     total, hits = text_index.search("Universität Stefanović")
-    assert total == 1 and hits[0].path == "tex.pdf"
+    assert total == 1
+    assert hits[0].path == "tex.pdf"
     assert not search_pdf(text_index, "tex", "Universit \u0308at")["query_exists"]
     text_index.close()
 
@@ -221,7 +223,8 @@ def test_old_cache_entries_are_renormalised_without_parsing(tmp_path: Path) -> N
     entries[0].write_bytes(gzip.compress(json.dumps(data).encode()))
 
     summary = index.reindex(full=True)
-    assert summary.parsed == 0 and summary.from_cache == 1
+    assert summary.parsed == 0
+    assert summary.from_cache == 1
     _, pages = index.page_texts("tex")
     assert pages[0][1] == "Universität and für\nnext line"
     assert index.find_record("tex").title == "Maaj Titel zwei"
@@ -250,7 +253,8 @@ def test_cache_get_renormalises_elements_and_keeps_version(tmp_path: Path) -> No
     data.pop("text_version")
     target.write_bytes(gzip.compress(json.dumps(data).encode()))
     element = cache.get("ab" * 32, "elements-1").elements[0]
-    assert element["caption"] == "Größe" and element["context"] == "x\ny"
+    assert element["caption"] == "Größe"
+    assert element["context"] == "x\ny"
     assert element["cells"] == [["für"]]
 
 

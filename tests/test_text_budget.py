@@ -39,4 +39,5 @@ def test_a_files_text_is_cut_at_its_budget() -> None:
 
     small = Extraction(status=OK, pages=["a page", "another"])
     cut_text(small)
-    assert small.pages == ["a page", "another"] and small.notes == []
+    assert small.pages == ["a page", "another"]
+    assert small.notes == []

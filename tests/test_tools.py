@@ -85,7 +85,8 @@ def test_fuzzy_search(tools: InMemory) -> None:
         ("fuzzy_search", {"path": "notes.md"}),
     )
     fuzzy = data(fuzzy_result)
-    assert fuzzy["mode"] == "batch" and "terminal" in fuzzy["note"]
+    assert fuzzy["mode"] == "batch"
+    assert "terminal" in fuzzy["note"]
     files = {m["file"] for m in fuzzy["matches"]}
     assert {"multi.pdf", "sub/deep.pdf", "notes.md"} <= files
     for match in fuzzy["matches"]:
@@ -93,7 +94,8 @@ def test_fuzzy_search(tools: InMemory) -> None:
         assert "attention" in match["content"].lower()
     assert {m["adapter"] for m in fuzzy["matches"]} >= {"pdfium", "markdown"}
     typos = data(typos_result)["matches"]
-    assert typos[0]["file"] in ("multi.pdf", "hyphen.pdf") and typos[0]["page"] == 1
+    assert typos[0]["file"] in ("multi.pdf", "hyphen.pdf")
+    assert typos[0]["page"] == 1
     assert [m["file"] for m in data(scope)["matches"]] == ["sub/deep.pdf"]
     assert {m["file"] for m in data(types)["matches"]} == {"notes.md"}
     overview = data(overview_result)["matches"]
@@ -102,7 +104,8 @@ def test_fuzzy_search(tools: InMemory) -> None:
 
 def test_fuzzy_total_is_true_when_cut(tools: InMemory) -> None:
     cut = data(tools.call("fuzzy_search", query="marker", max_results=5))
-    assert len(cut["matches"]) == 5 and cut["total_matches"] >= 320
+    assert len(cut["matches"]) == 5
+    assert cut["total_matches"] >= 320
     assert cut["next_offset"] == 5
 
 
@@ -141,11 +144,13 @@ def test_oversized_results_are_cut_with_a_way_to_continue(tools: InMemory) -> No
         ("read_pdf", {"sources": [{"path": "large.pdf"}], "include_full_text": True}),
     )
     big = data(grep)
-    assert big["truncated"] and big["next_offset"] == len(big["matches"])
+    assert big["truncated"]
+    assert big["next_offset"] == len(big["matches"])
     assert big["total_matches"] > len(big["matches"])
     assert len(json.dumps(big)) < 25_000
     full = data(read)["results"][0]["data"]
-    assert full["truncated"] and full["next_pages"].endswith("-320")
+    assert full["truncated"]
+    assert full["next_pages"].endswith("-320")
     assert len(json.dumps(full)) < 25_000
 
 
@@ -153,7 +158,8 @@ def test_library_status_says_where_the_index_is(tools: InMemory, index_engine: s
     status = tools.call("get_library_status").content[0].text
     (line,) = [line for line in status.splitlines() if line.startswith("Index: ")]
     if index_engine == "postgres":  # in the database, named without its password
-        assert " MB in postgresql://" in line and "segments" not in line
+        assert " MB in postgresql://" in line
+        assert "segments" not in line
     else:
         assert line.endswith(" segments")
 
@@ -174,9 +180,12 @@ def test_list_searchable_files(tools: InMemory) -> None:
         "notes.md",
         "plain.txt",
     }  # the symlink out is not listed
-    assert rows["large.pdf"]["pages"] == 320 and rows["large.pdf"]["status"] == "ok"
-    assert rows["corrupt.pdf"]["status"] == "failed" and rows["corrupt.pdf"]["error"]
-    assert rows["notes.md"]["adapter"] == "markdown" and rows["plain.txt"]["type"] == "txt"
+    assert rows["large.pdf"]["pages"] == 320
+    assert rows["large.pdf"]["status"] == "ok"
+    assert rows["corrupt.pdf"]["status"] == "failed"
+    assert rows["corrupt.pdf"]["error"]
+    assert rows["notes.md"]["adapter"] == "markdown"
+    assert rows["plain.txt"]["type"] == "txt"
     assert [r["path"] for r in data(pdfs)["files"]] == ["sub/deep.pdf"]
 
 
@@ -196,17 +205,22 @@ def test_read_pdf(tools: InMemory) -> None:
         ("read_pdf", {"sources": [{"path": "multi.pdf", "pages": [4]}]}),
     )
     first, corrupt, missing, url = data(read)["results"]
-    assert first["success"] and first["data"]["num_pages"] == 3
+    assert first["success"]
+    assert first["data"]["num_pages"] == 3
     assert [p["page"] for p in first["data"]["page_texts"]] == [2, 3]
     assert "quick brown fox" in first["data"]["page_texts"][0]["text"]
     assert first["data"]["info"]["title"] == "Multi Page Test"
     assert first["data"]["info"]["author"] == "Tester"
-    assert not corrupt["success"] and "failed" in corrupt["error"]
-    assert not missing["success"] and "not found" in missing["error"]
-    assert not url["success"] and "URL" in url["error"]
+    assert not corrupt["success"]
+    assert "failed" in corrupt["error"]
+    assert not missing["success"]
+    assert "not found" in missing["error"]
+    assert not url["success"]
+    assert "URL" in url["error"]
     (bad_range,) = read_range.structured_content["results"]
     assert read_range.is_error  # its only source failed
-    assert not bad_range["success"] and "1-3" in bad_range["error"]
+    assert not bad_range["success"]
+    assert "1-3" in bad_range["error"]
 
 
 def test_extract_pdf_page(tools: InMemory) -> None:
@@ -217,10 +231,13 @@ def test_extract_pdf_page(tools: InMemory) -> None:
         ("extract_pdf_page", {"file": "multi.pdf", "pages": [7]}),
     )
     md = data(md_result)
-    assert md["format"] == "markdown" and md["pages_extracted"] == [2]
-    assert "quick brown fox" in md["content"] and "transformer" not in md["content"]
+    assert md["format"] == "markdown"
+    assert md["pages_extracted"] == [2]
+    assert "quick brown fox" in md["content"]
+    assert "transformer" not in md["content"]
     html = data(html_result)
-    assert html["pages_extracted"] == [1, 3] and "<p>" in html["content"]
+    assert html["pages_extracted"] == [1, 3]
+    assert "<p>" in html["content"]
     assert "architecture" in data(plain)["content"].replace("-\n", "")
     assert "1-3" in error(page_range)
 
@@ -255,13 +272,15 @@ def test_hostile_paths_are_refused_by_every_tool(tools: InMemory, bad: str) -> N
         assert "outside the files folder" in error(result), name
     (entry,) = read.structured_content["results"]
     assert read.is_error  # no source could be read
-    assert not entry["success"] and "outside the files folder" in entry["error"]
+    assert not entry["success"]
+    assert "outside the files folder" in entry["error"]
     assert all("top secret" not in json.dumps(r.structured_content or {}) for r in results)
 
 
 def test_resources(tools: InMemory) -> None:
     adapters = {a["name"]: a for a in json.loads(tools.resource("adapters://list"))["adapters"]}
-    assert adapters["pdfium"]["extensions"] == ["pdf"] and adapters["markdown"]["version"]
+    assert adapters["pdfium"]["extensions"] == ["pdf"]
+    assert adapters["markdown"]["version"]
     assert set(adapters) == {"pdfium", "pdfminer", "text", "markdown"}
     config = json.loads(tools.resource("config://settings"))
     # where each value came from, as `pdfindex serve` reports it: tests/test_server.py

@@ -241,7 +241,8 @@ def test_element_search_understands_questions_too(engine: Engine) -> None:
         writer.add_file(record, ["elements"], ["elements"])
         writer.add_elements(record, [{**element, "context": "drawn frames"}])
     total, found = engine.search_elements(understand.understand("Which margin colours?"), 5)
-    assert total == 1 and found[0][0]["label"] == "Figure 1"
+    assert total == 1
+    assert found[0][0]["label"] == "Figure 1"
 
 
 # -- the CLI: every word first, then the best-matching pages --------------------------------
@@ -253,7 +254,8 @@ def test_cli_search_falls_back_to_the_best_matching_pages(index: PdfIndex) -> No
     every = runner.invoke(main, ["search", "--root", root, "How did release 15 change?", "--json"])
     assert every.exit_code == 0, every.output
     answer = json.loads(every.stdout)
-    assert answer["all_words"] is True and answer["total"] == 1
+    assert answer["all_words"] is True
+    assert answer["total"] == 1
     assert "best-matching" not in every.stderr
 
     some = runner.invoke(main, ["search", "--root", root, "How do I load zebra packages?"])
@@ -263,11 +265,13 @@ def test_cli_search_falls_back_to_the_best_matching_pages(index: PdfIndex) -> No
     parsed = json.loads(
         runner.invoke(main, ["search", "--root", root, "load zebra packages?", "--json"]).stdout
     )
-    assert parsed["all_words"] is False and parsed["hits"][0]["path"] == "loading.pdf"
+    assert parsed["all_words"] is False
+    assert parsed["hits"][0]["path"] == "loading.pdf"
 
     # Explicit syntax requires what it says, as before: no fallback.
     none = runner.invoke(main, ["search", "--root", root, "loading AND zebra"])
-    assert none.exit_code == 1 and "0 of 0 pages" in none.stdout
+    assert none.exit_code == 1
+    assert "0 of 0 pages" in none.stdout
 
 
 # -- a Whoosh index of format 6 gets the stemmed field ------------------------------------

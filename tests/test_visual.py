@@ -46,11 +46,13 @@ def test_search_visual_elements_gives_follow_up_keys(visual: InMemory) -> None:
     text = text_of(throughput)
     first = text.split("\n\n")[1]  # the best result
     assert first.startswith("[1] FIGURE: Figure 1") or first.startswith("[1] CHART: Figure 1")
-    assert "  Page: 2" in first and "Caption: Figure 1: Throughput" in first
+    assert "  Page: 2" in first
+    assert "Caption: Figure 1: Throughput" in first
     assert "Document: report" in first or "Document: copy" in first
     tables = text_of(tables_result)
     kinds = [line.split(":")[0] for line in tables.splitlines() if line.startswith("[")]
-    assert kinds and set(kinds) == {f"[{n}] TABLE" for n in range(1, len(kinds) + 1)}
+    assert kinds
+    assert set(kinds) == {f"[{n}] TABLE" for n in range(1, len(kinds) + 1)}
     assert "Table 2" in tables
     one = text_of(one_doc)
     assert one.split("\n\n")[1].startswith("[1] DIAGRAM: Figure 4")  # the caption weighs most
@@ -69,7 +71,8 @@ def test_element_image_is_the_region_not_the_page(visual: InMemory) -> None:
     assert info.startswith("Table: Table 2\nPage 3 of 7\nDocument: report")
     region = image_of(image)
     page = image_of(page_image)
-    assert region.width < page.width * 0.8 and region.height < page.height * 0.4
+    assert region.width < page.width * 0.8
+    assert region.height < page.height * 0.4
     gray = region.convert("L")
     assert gray.getextrema()[0] < 100  # the table's rules and text: not blank
     # a ruled 3-column table at 150 dpi: at least as wide as its 330 pt of cells
@@ -88,7 +91,8 @@ def test_element_errors_say_what_there_is(visual: InMemory) -> None:
     )
     unknown = text_of(unknown_result)
     assert unknown.startswith("Error: No element 'Table 8'")
-    assert "Table 2 (p. 3)" in unknown and "search_visual_elements" in unknown
+    assert "Table 2 (p. 3)" in unknown
+    assert "search_visual_elements" in unknown
     assert text_of(no_doc).startswith("Error: Document 'nope' not found")
     wrong = text_of(wrong_page)
     assert wrong.startswith("Error: No element 'Figure 1' on page 5")
@@ -104,16 +108,21 @@ def test_element_details(visual: InMemory) -> None:
         ),
     )
     table = text_of(table_result)
-    assert "Type: table" in table and "Caption: Table 2. Results" in table
+    assert "Type: table" in table
+    assert "Caption: Table 2. Results" in table
     rows = [line for line in table.splitlines() if line.startswith("|")]
     cells = elementgen.TABLE_CELLS
     assert rows[0].replace(" ", "") == "|" + "|".join(cells[0]) + "|"
     assert len(rows) == len(cells) + 1  # header, separator, body rows
     assert all(word in table for row in cells for word in row)
     equation = text_of(equation_result)
-    assert "Type: equation" in equation and "\\alpha" in equation and "\\beta" in equation
+    assert "Type: equation" in equation
+    assert "\\alpha" in equation
+    assert "\\beta" in equation
     figure = text_of(figure_result)
-    assert "Page: 2" in figure and "Context:" in figure and "storage engine" in figure
+    assert "Page: 2" in figure
+    assert "Context:" in figure
+    assert "storage engine" in figure
 
 
 def test_document_info_and_status_count_elements(visual: InMemory) -> None:
@@ -124,13 +133,16 @@ def test_document_info_and_status_count_elements(visual: InMemory) -> None:
     )
     counts = info.structured_content["indexed_elements"]
     assert counts["pages"] == 7
-    assert counts["table"] >= 2 and counts["equation"] == 1
+    assert counts["table"] >= 2
+    assert counts["equation"] == 1
     assert counts["figure"] + counts["chart"] + counts["diagram"] >= 3
     assert any(s.startswith("elements (") for s in info.structured_content["processing_stages"])
     prose = prose_info.structured_content["indexed_elements"]
     assert sum(v for k, v in prose.items() if k != "pages") == 0  # a reference, no caption
     status = text_of(status_result)
-    assert "Elements: " in status and "table" in status and "OCR: " in status
+    assert "Elements: " in status
+    assert "table" in status
+    assert "OCR: " in status
 
 
 def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
@@ -140,28 +152,36 @@ def test_text_first_then_the_elements_pass(tmp_path: Path) -> None:
     try:
         first = index.reindex(elements_should_stop=lambda: True)  # new changes keep arriving
         record = index.engine.record("report.pdf")
-        assert first.added == 1 and search_pdf(index, "report", "storage engine")["query_exists"]
+        assert first.added == 1
+        assert search_pdf(index, "report", "storage engine")["query_exists"]
         # the stop is polled after each file's elements are written: the only file is done
-        assert first.elements_files == 1 and record.elements_state == "done"
+        assert first.elements_files == 1
+        assert record.elements_state == "done"
         second = index.reindex()
         assert second.parsed == 0  # the text is not read again
         record = index.engine.record("report.pdf")
-        assert record.elements_state == "done" and record.elements["table"] == 2
-        assert "elements (8)" in record.stages and "elements: pending" not in record.stages
+        assert record.elements_state == "done"
+        assert record.elements["table"] == 2
+        assert "elements (8)" in record.stages
+        assert "elements: pending" not in record.stages
         assert record.image_pages == [5]  # pypdfium2 saw the large image...
         labels = {e["label"] for e in index.engine.elements("report")}
         assert "Figure p5-1" in labels  # ...so the uncaptioned figure was found too
         keys = [p.name for p in (tmp_path / "index" / "cache").rglob("*.json.gz")]
         assert any("-elements-" in key for key in keys)
         total, hits = index.search("NOT zebragiraffe", limit=50)  # matches every document
-        assert total == 7 and sorted(h.page for h in hits) == list(range(1, 8))  # pages only
+        assert total == 7
+        assert sorted(h.page for h in hits) == list(range(1, 8))
         (tmp_path / "files" / "report.pdf").rename(tmp_path / "files" / "renamed.pdf")
         moved = index.reindex()
-        assert moved.moved == 1 and moved.parsed == 0 and moved.elements_files == 0
+        assert moved.moved == 1
+        assert moved.parsed == 0
+        assert moved.elements_files == 0
         assert len(index.engine.elements("renamed")) == 8  # carried over, not analysed again
         assert index.engine.elements("report") == []
         rebuilt = index.reindex(full=True)
-        assert rebuilt.parsed == 0 and rebuilt.elements_found == 8  # both from the cache
+        assert rebuilt.parsed == 0
+        assert rebuilt.elements_found == 8
     finally:
         index.close()
 
@@ -177,11 +197,13 @@ def test_a_stopped_elements_pass_leaves_the_rest_pending(tmp_path: Path) -> None
 
     try:
         first = index.reindex(elements_should_stop=lambda: True)
-        assert first.added == 2 and first.elements_files == 1
+        assert first.added == 2
+        assert first.elements_files == 1
         assert states() == {"done": 1, "pending": 1}
         assert search_pdf(index, "second", "storage engine")["query_exists"]  # text first
         second = index.reindex()
-        assert second.parsed == 0 and second.elements_files == 1
+        assert second.parsed == 0
+        assert second.elements_files == 1
         assert states() == {"done": 2}
     finally:
         index.close()
@@ -194,8 +216,10 @@ def test_elements_switched_off(tmp_path: Path) -> None:
     try:
         summary = index.reindex()
         record = index.engine.record("report.pdf")
-        assert summary.elements_files == 0 and record.elements_state == "none"
-        assert index.engine.elements("report") == [] and index.stats()["elements"] == {}
+        assert summary.elements_files == 0
+        assert record.elements_state == "none"
+        assert index.engine.elements("report") == []
+        assert index.stats()["elements"] == {}
     finally:
         index.close()
 
@@ -203,8 +227,10 @@ def test_elements_switched_off(tmp_path: Path) -> None:
 def test_search_documents_covers_pages_and_elements(visual: InMemory) -> None:
     text = text_of(visual.call("search_documents", query="system architecture", limit=5))
     pages, _, elements = text.partition("Figures, tables and equations whose caption matches:")
-    assert "[1] TEXT: Page" in pages and "  Page: 6" in pages
-    assert "DIAGRAM: Figure 4" in elements and "Caption: Figure 4: System architecture" in elements
+    assert "[1] TEXT: Page" in pages
+    assert "  Page: 6" in pages
+    assert "DIAGRAM: Figure 4" in elements
+    assert "Caption: Figure 4: System architecture" in elements
     numbers = [line.split("]")[0] for line in text.splitlines() if line.startswith("[")]
     assert numbers == [f"[{n}" for n in range(1, len(numbers) + 1)]  # one numbering
 
@@ -217,9 +243,12 @@ def test_a_scanned_pdf_is_found_through_search_pdf(visual: InMemory) -> None:
         ("extract_pdf_page", {"file": "scan.pdf", "pages": [1]}),
     )
     found = scan.structured_content
-    assert found["query_exists"] and "**PURCHASE ORDER 5521**" in found["matches"][0]
+    assert found["query_exists"]
+    assert "**PURCHASE ORDER 5521**" in found["matches"][0]
     info = scan_info.structured_content
-    assert info["ocr"]["language"] == "eng" and info["ocr"]["pages"] == 1
+    assert info["ocr"]["language"] == "eng"
+    assert info["ocr"]["pages"] == 1
     assert info["ocr"]["mean_confidence"] > 60
     page = scan_page.structured_content  # no layout to convert: its OCR text is
-    assert page["ocr_pages"] == [1] and "PURCHASE ORDER 5521" in page["content"]
+    assert page["ocr_pages"] == [1]
+    assert "PURCHASE ORDER 5521" in page["content"]

@@ -148,9 +148,11 @@ def test_a_question_ranks_pages_with_its_rarer_words_first(
     # pages with a rarer word, or (when they are fewer than `limit`) the OR's true count
     assert found.total == (len(with_rare) if len(with_rare) >= limit else len(matching))
     pages = [(h.path, h.page) for h in found.hits]
-    assert len(pages) == min(limit, len(matching)) and set(pages) <= matching
+    assert len(pages) == min(limit, len(matching))
+    assert set(pages) <= matching
     leading = min(limit, len(with_rare))
-    assert set(pages[:leading]) <= with_rare and not set(pages[leading:]) & with_rare
+    assert set(pages[:leading]) <= with_rare
+    assert not set(pages[leading:]) & with_rare
     # every page keeps the score the plain OR gives it
     searcher = engine._searcher()  # type: ignore[attr-defined]
     plain = wq.Or([wq.Term("content", w) for w in words(question)])
@@ -185,7 +187,8 @@ def test_the_view_reads_like_a_file() -> None:
     view = _View(memoryview(data))
     assert view.readline() == b"first line\n"
     assert view.peek(4).startswith(b"second")
-    assert view.read(7) == b"second\n" and view.tell() == 18
+    assert view.read(7) == b"second\n"
+    assert view.tell() == 18
     view.seek(-5, 2)
     assert view.read() == data[-5:]
     view.seek(3)

@@ -316,7 +316,8 @@ def self_check() -> None:
     assert normalise("Fig. 2.4") == normalise("Figure 2.4") == "figure2.4"
     assert normalise("Tab. 3:") == normalise("TABLE  3") == "table3"
     assert normalise("Figure 2\u20131") == "figure2-1"
-    assert normalise("Figures 3") == "figures3" and normalise("Fig3") == "figure3"
+    assert normalise("Figures 3") == "figures3"
+    assert normalise("Fig3") == "figure3"
     assert normalise("tabular 3") == "tabular3"
     truth = [
         Truth("a.pdf", 1, "Figure 1", "figure"),
@@ -341,7 +342,8 @@ def self_check() -> None:
     bt = got["by_type"]
     assert (bt["figure"]["tp"], bt["figure"]["fp"], bt["figure"]["fn"]) == (2, 1, 0), bt
     assert (bt["table"]["tp"], bt["table"]["fp"], bt["table"]["fn"]) == (1, 1, 2), bt
-    assert bt["all"]["precision"] == 3 / 5 and bt["all"]["recall"] == 3 / 5, bt
+    assert bt["all"]["precision"] == 3 / 5, bt
+    assert bt["all"]["recall"] == 3 / 5, bt
     assert [r["label"] for r in got["ignored"]] == ["Example 2"]
     assert sorted(r["label"] for r in got["fn"]) == ["Table 1", "Table 10.4"]
 
