@@ -30,10 +30,9 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
-from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK
 from pdfindex.indexer.sources import Scope, scope_of, split_named
 from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
-from pdfindex.models import ElementsState, ExactMatch, FileRecord, PageHit, Summary
+from pdfindex.models import ElementsState, ExactMatch, FileRecord, FileStatus, PageHit, Summary
 from pdfindex.paths import check_folders, relative_posix, resolve_inside
 from pdfindex.query import Node
 from pdfindex.search.exact import MAX_LIMIT, exact_search
@@ -445,7 +444,7 @@ class PdfIndex:
         if more:  # a document per query past the last path seen: one match each is enough
             last = matches[-1].path
             for record in self.documents():
-                if record.path > last and record.status == OK:
+                if record.path > last and record.status == FileStatus.OK:
                     hit, _ = exact_search(
                         self.engine, query, slug=record.slug, limit=1, context_length=0
                     )
@@ -475,7 +474,9 @@ class PdfIndex:
 def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
     """What `stats` says of the catalog, once per index generation."""
     records = catalog.values()
-    by_status = {s: 0 for s in (OK, EMPTY, ENCRYPTED, FAILED)}
+    by_status = {
+        s: 0 for s in (FileStatus.OK, FileStatus.EMPTY, FileStatus.ENCRYPTED, FileStatus.FAILED)
+    }
     for record in records:
         by_status[record.status] = by_status.get(record.status, 0) + 1
     elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
@@ -483,12 +484,12 @@ def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
         elements.update({kind: n for kind, n in record.elements.items() if n > 0})
     return {
         "documents": len(catalog),
-        "pages": sum(r.pages for r in records if r.status in (OK, EMPTY)),
+        "pages": sum(r.pages for r in records if r.status in (FileStatus.OK, FileStatus.EMPTY)),
         "by_status": by_status,
         "problems": [
             {"path": r.path, "status": r.status, "reason": r.error}
             for r in sorted(records, key=lambda r: r.path)
-            if r.status != OK
+            if r.status != FileStatus.OK
         ],
         "last": max((r.indexed_at for r in records), default=None),
         "ocr": _ocr_counts(records),

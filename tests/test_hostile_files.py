@@ -16,11 +16,11 @@ import pytest
 
 from pdfindex.api import PdfIndex
 from pdfindex.errors import UnsafeFile
-from pdfindex.extract.adapters.base import FAILED, OK
 from pdfindex.extract.cache import file_sha256
 from pdfindex.extract.worker import extract_file
 from pdfindex.indexer.progress import ELEMENTS_STAGE, TEXT, Step
 from pdfindex.indexer.scan import scan_folder
+from pdfindex.models import FileStatus
 from pdfindex.paths import NOT_REGULAR, NOT_UTF8
 from tests import elementgen, pdfgen
 from tests.conftest import make_settings
@@ -77,19 +77,19 @@ def test_reads_refuse_fifos_and_links_without_blocking(tmp_path: Path) -> None:
     with pytest.raises(UnsafeFile, match="not a regular file"):
         file_sha256(fifo)
     failed = extract_file(fifo, "pdfium")
-    assert failed.status == FAILED
+    assert failed.status == FileStatus.FAILED
     assert "not a regular file" in (failed.error or "")
     real = pdfgen.write_pdf(tmp_path / "real.pdf", ["hello"])
     link = tmp_path / "link.pdf"
     link.symlink_to(real)
     with pytest.raises(OSError):
         file_sha256(link)  # O_NOFOLLOW
-    assert extract_file(link, "pdfium").status == FAILED
+    assert extract_file(link, "pdfium").status == FileStatus.FAILED
     stat = real.stat()
-    assert extract_file(real, "pdfium", identity=(stat.st_dev, stat.st_ino)).status == OK
+    assert extract_file(real, "pdfium", identity=(stat.st_dev, stat.st_ino)).status == FileStatus.OK
     other = shutil.copy(real, tmp_path / "copy.pdf")
     refused = extract_file(Path(other), "pdfium", identity=(stat.st_dev, stat.st_ino))
-    assert refused.status == FAILED
+    assert refused.status == FileStatus.FAILED
     assert "not the file the scan saw" in (refused.error or "")
 
 
@@ -142,7 +142,7 @@ def test_live_index_and_list_searchable_files(tmp_path: Path) -> None:
         rows = listed.structured_content["files"]  # type: ignore[index]
         indexed = [row for row in rows if row["status"] != "skipped"]
         assert [row["path"] for row in indexed] == ["good.pdf"]
-        assert indexed[0]["status"] == OK
+        assert indexed[0]["status"] == FileStatus.OK
         skipped = {row["path"]: row["error"] for row in rows if row["status"] == "skipped"}
         # The FIFOs and the undecodable names are listed as skipped, with the reason, their
         # names escaped; nothing under the undecodable folder is looked at.
@@ -237,7 +237,7 @@ def test_swap_before_the_elements_pass_is_refused(tmp_path: Path) -> None:
         records = index.engine.catalog()
         (kept,) = records.keys() - set(swapped)
         assert records[kept].elements_state == "done"
-        assert records[swapped[0]].elements_state == FAILED
+        assert records[swapped[0]].elements_state == FileStatus.FAILED
         assert any("refused" in note for note in records[swapped[0]].notes)
         assert index.engine.elements(records[swapped[0]].slug) == []
     finally:

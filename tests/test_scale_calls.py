@@ -19,8 +19,9 @@ import pytest
 from pdfindex import models
 from pdfindex.api import PdfIndex
 from pdfindex.errors import DocumentNotFound
-from pdfindex.extract.adapters.base import EMPTY, ENCRYPTED, FAILED, OK, Extraction
+from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.cache import ExtractionCache
+from pdfindex.models import FileStatus
 from pdfindex.names import SUGGESTIONS, close_matches, closest
 from pdfindex.tools import catalog, names, passages
 from pdfindex.tools.sessions import SessionStore
@@ -83,17 +84,19 @@ def index(library: Path) -> Iterator[PdfIndex]:
 def old_stats(index: PdfIndex) -> dict[str, Any]:
     """The catalog part of `stats` as it was worked out on every call (the oracle)."""
     records = list(index.engine.catalog().values())
-    by_status = {s: 0 for s in (OK, EMPTY, ENCRYPTED, FAILED)}
+    by_status = {
+        s: 0 for s in (FileStatus.OK, FileStatus.EMPTY, FileStatus.ENCRYPTED, FileStatus.FAILED)
+    }
     for record in records:
         by_status[record.status] = by_status.get(record.status, 0) + 1
     return {
         "documents": len(records),
-        "pages": sum(r.pages for r in records if r.status in (OK, EMPTY)),
+        "pages": sum(r.pages for r in records if r.status in (FileStatus.OK, FileStatus.EMPTY)),
         "by_status": by_status,
         "problems": [
             {"path": r.path, "status": r.status, "reason": r.error}
             for r in sorted(records, key=lambda r: r.path)
-            if r.status != OK
+            if r.status != FileStatus.OK
         ],
         "elements": dict(sum((Counter(r.elements) for r in records), Counter()).most_common()),
         "elements_pending": sum(1 for r in records if r.elements_state == "pending"),
@@ -131,7 +134,7 @@ def test_repeated_calls_decode_no_record(
     first = index.stats()
     assert decoded.count == FILES + EMPTY_FILES  # the catalog, read once
     assert first["documents"] == FILES + EMPTY_FILES
-    assert first["by_status"][EMPTY] == EMPTY_FILES
+    assert first["by_status"][FileStatus.EMPTY] == EMPTY_FILES
     assert len(first["problems"]) == EMPTY_FILES
     sessions = SessionStore(tmp_path / "sessions")
     status = catalog.library_status(index, "off", False, None)
@@ -194,8 +197,8 @@ def test_answers_follow_a_commit(tmp_path: Path) -> None:
         assert (summary.added, summary.removed) == (1, 1)
         after = index.stats()
         assert after["documents"] == before["documents"]
-        assert after["by_status"][OK] == before["by_status"][OK] - 1
-        assert after["by_status"][EMPTY] == before["by_status"][EMPTY] + 1
+        assert after["by_status"][FileStatus.OK] == before["by_status"][FileStatus.OK] - 1
+        assert after["by_status"][FileStatus.EMPTY] == before["by_status"][FileStatus.EMPTY] + 1
         assert [p["path"] for p in after["problems"]] == ["part000/note000003.txt"]
         assert after["last_update"] >= before["last_update"]
         assert names.find_document(index, "extra/later").path == "extra/later.md"
@@ -218,21 +221,21 @@ def test_the_writer_reads_records_of_its_own(library: Path) -> None:
         path = "part000/note000007.txt"
         shared = index.engine.catalog()
         assert index.engine.catalog()[path] is shared[path]  # one decoding, shared
-        assert index.stats()["by_status"][FAILED] == 0
+        assert index.stats()["by_status"][FileStatus.FAILED] == 0
         seen: list[str] = []
         with index.engine.writer(timeout=5) as _writer:
             own = index.engine.catalog()[path]
             assert own is not shared[path]
-            own.status, own.pages = FAILED, 99
+            own.status, own.pages = FileStatus.FAILED, 99
             reader = threading.Thread(
                 target=lambda: seen.append(index.engine.catalog()[path].status)
             )
             reader.start()
             reader.join()
-            assert seen == [OK]
-            assert shared[path].status == OK
-        assert index.engine.catalog()[path].status == OK  # nothing written: rolled back
-        assert index.stats()["by_status"][FAILED] == 0
+            assert seen == [FileStatus.OK]
+            assert shared[path].status == FileStatus.OK
+        assert index.engine.catalog()[path].status == FileStatus.OK  # nothing written: rolled back
+        assert index.stats()["by_status"][FileStatus.FAILED] == 0
     finally:
         index.close()
 
@@ -240,12 +243,14 @@ def test_the_writer_reads_records_of_its_own(library: Path) -> None:
 def test_the_cache_size_is_kept_up_to_date_by_put(tmp_path: Path) -> None:
     cache = ExtractionCache(tmp_path / "cache")
     assert cache.size_bytes() == 0
-    cache.put("ab" * 32, "v1", Extraction(OK, pages=["some text"]))
-    cache.put("cd" * 32, "v1", Extraction(OK, pages=["other text " * 50]))
+    cache.put("ab" * 32, "v1", Extraction(FileStatus.OK, pages=["some text"]))
+    cache.put("cd" * 32, "v1", Extraction(FileStatus.OK, pages=["other text " * 50]))
     walked = ExtractionCache(tmp_path / "cache").size_bytes()
     assert cache.size_bytes() == walked > 0
-    cache.put("ab" * 32, "v1", Extraction(OK, pages=["replaced with a longer text " * 20]))
-    cache.put("ef" * 32, "v1", Extraction(FAILED, error="not kept"))  # not cached
+    cache.put(
+        "ab" * 32, "v1", Extraction(FileStatus.OK, pages=["replaced with a longer text " * 20])
+    )
+    cache.put("ef" * 32, "v1", Extraction(FileStatus.FAILED, error="not kept"))  # not cached
     assert cache.size_bytes() == ExtractionCache(tmp_path / "cache").size_bytes() != walked
     # a file the cache did not write is not seen: no walk of the folder per call
     (tmp_path / "cache" / "zz").mkdir()

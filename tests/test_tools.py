@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp.types import CallToolResult
 
-from pdfindex.tools import catalog, files, outcomes, pending
+from pdfindex.tools import catalog, exact, files, outcomes
 from tests import pdfgen
 from tests.conftest import make_settings
 from tests.mcpclient import InMemory, open_app
@@ -294,10 +294,10 @@ def test_the_rules_behind_the_declarations_need_no_mcp(tools: InMemory) -> None:
     """Which seed answers are failures, get_document_info's one-of check and search_pdf's
     wait for a pending file are plain functions of pdfindex.tools."""
     index, live = tools.app.index, tools.app.live
-    found = pending.search_pdf(index, live, "multi", "attention")
+    found = exact.search_pdf_live(index, live, "multi", "attention")
     assert found["query_exists"], found
     assert not outcomes.search_pdf_failed(found)
-    missing = pending.search_pdf(index, live, "no_such_pdf", "attention")
+    missing = exact.search_pdf_live(index, live, "no_such_pdf", "attention")
     assert not missing["file_exists"]
     assert "not found" in missing["error"]
     assert outcomes.search_pdf_failed(missing)

@@ -35,10 +35,10 @@ from pdfindex.elements.equations import find_equations, has_numbered_math, to_la
 from pdfindex.elements.figures import find_figures, find_uncaptioned
 from pdfindex.elements.pagescan import Found, PageScan, deduplicated
 from pdfindex.elements.tables import find_table
-from pdfindex.extract.adapters.base import FAILED, OK, Extraction
+from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.worker import ExtractOptions, Heartbeat, describe
 from pdfindex.layout.records import PageLayout
-from pdfindex.models import ElementRecord
+from pdfindex.models import ElementRecord, FileStatus
 
 __all__ = [
     "DETECTOR_VERSION",
@@ -198,5 +198,5 @@ def elements_of(
     try:
         found = detect_file_elements(path, pages, deadline=deadline)
     except Exception as exc:
-        return Extraction(status=FAILED, error=f"elements: {describe(exc)}")
-    return Extraction(status=OK, elements=[element.to_dict() for element in found])
+        return Extraction(status=FileStatus.FAILED, error=f"elements: {describe(exc)}")
+    return Extraction(status=FileStatus.OK, elements=[element.to_dict() for element in found])

@@ -15,8 +15,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from pdfindex.extract.adapters.base import FAILED, Extraction, clean_metadata
+from pdfindex.extract.adapters.base import Extraction, clean_metadata
 from pdfindex.extract.text import TEXT_VERSION, normalize_text
+from pdfindex.models import FileStatus
 from pdfindex.paths import Identity, open_regular
 
 _CHUNK = 1 << 20
@@ -67,7 +68,7 @@ class ExtractionCache:
         return extraction
 
     def put(self, sha256: str, engine_version: str, extraction: Extraction) -> None:
-        if extraction.status == FAILED:
+        if extraction.status == FileStatus.FAILED:
             return
         target = self._file(sha256, engine_version)
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -12,18 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pdfindex.config import SETTINGS
 from pdfindex.errors import EncryptedDocument
 from pdfindex.extract import ocr
 from pdfindex.extract.adapters import adapter_name_for, fallback_for, get_adapter
 from pdfindex.extract.adapters.base import (
-    EMPTY,
-    ENCRYPTED,
-    FAILED,
-    OK,
     Extraction,
     normalize_text,
     status_of,
 )
+from pdfindex.models import FileStatus
 from pdfindex.paths import Identity, fd_path, open_regular
 
 Heartbeat = Callable[[], None]
@@ -37,10 +35,10 @@ MAX_FILE_CHARS = 25_000_000  # a file's text past this is cut (a 1,300-page manu
 class ExtractOptions:
     """What a worker does beyond the text layer (from Settings)."""
 
-    ocr: bool = True
-    ocr_lang: str = "eng"
-    ocr_engine: str = "auto"
-    timeout: float = 120.0
+    ocr: bool = SETTINGS["ocr"].default
+    ocr_lang: str = SETTINGS["ocr_lang"].default
+    ocr_engine: str = SETTINGS["ocr_engine"].default
+    timeout: float = SETTINGS["timeout"].default
 
 
 def describe(exc: BaseException) -> str:
@@ -68,11 +66,11 @@ def extract_file(
     try:
         fd = open_regular(path, identity)
     except OSError as exc:  # UnsafeFile says why; others are the open's own error
-        return Extraction(status=FAILED, error=f"refused: {exc}")
+        return Extraction(status=FileStatus.FAILED, error=f"refused: {exc}")
     try:
         source = fd_path(fd)
         extraction = extract_text(source, engine, kind=path)
-        if path.suffix.lower() == ".pdf" and extraction.status in (OK, EMPTY):
+        if path.suffix.lower() == ".pdf" and extraction.status in (FileStatus.OK, FileStatus.EMPTY):
             ocr_pages(source, extraction, options, heartbeat or (lambda: None), budget_end)
     finally:
         os.close(fd)
@@ -160,7 +158,7 @@ def ocr_pages(
         if found.text.strip():
             extraction.pages[number - 1] = normalize_text(found.text)
     extraction.status = status_of(extraction.pages)
-    if extraction.status == OK:
+    if extraction.status == FileStatus.OK:
         extraction.error = None
 
 
@@ -175,13 +173,15 @@ def extract_text(path: Path, engine: str, kind: Path | None = None) -> Extractio
         try:
             return adapter.extract(path)
         except EncryptedDocument as exc:
-            return Extraction(status=ENCRYPTED, error=str(exc), engine=adapter.version)
+            return Extraction(status=FileStatus.ENCRYPTED, error=str(exc), engine=adapter.version)
         except MemoryError:
             return Extraction(
-                status=FAILED,
+                status=FileStatus.FAILED,
                 error="memory: extraction exceeded the memory cap",
                 engine=adapter.version,
             )
         except Exception as exc:  # corrupt PDFs raise anything (TypeError, AssertionError, ...)
             errors.append(f"{name}: {describe(exc)}")
-    return Extraction(status=FAILED, error="; ".join(errors), engine=get_adapter(first).version)
+    return Extraction(
+        status=FileStatus.FAILED, error="; ".join(errors), engine=get_adapter(first).version
+    )

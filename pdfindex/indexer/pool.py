@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from pdfindex.errors import PdfIndexError
-from pdfindex.extract.adapters.base import FAILED, Extraction
+from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.worker import ExtractOptions
 from pdfindex.memory import release_freed_memory
+from pdfindex.models import FileStatus
 from pdfindex.paths import Identity, fd_path, open_regular
 from pdfindex.workers import WorkerProcess, prepare_worker, worker_jobs
 
@@ -84,7 +85,7 @@ def find_elements(
     try:
         fd = open_regular(path, identity)
     except OSError as exc:
-        return Extraction(status=FAILED, error=f"elements: refused: {exc}")
+        return Extraction(status=FileStatus.FAILED, error=f"elements: refused: {exc}")
     try:
         return elements_of(fd_path(fd), pages, options, beat)
     finally:
@@ -246,7 +247,7 @@ class ExtractionPool:
         yield key, Extraction.from_dict(message)
 
     def _failed(self, reason: str) -> Extraction:
-        return Extraction(status=FAILED, error=reason, engine=self.engine)
+        return Extraction(status=FileStatus.FAILED, error=reason, engine=self.engine)
 
     def _replace(self, worker: _Worker) -> None:
         worker.job, worker.detached = None, False

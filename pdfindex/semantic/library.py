@@ -18,7 +18,7 @@ import numpy as np
 from pdfindex.config import Settings
 from pdfindex.engine import Engine
 from pdfindex.errors import ConfigError
-from pdfindex.extract.adapters.base import OK
+from pdfindex.models import FileStatus
 from pdfindex.semantic import store
 from pdfindex.semantic.model import BUNDLED_ID, BUNDLED_NAME, Model, fingerprint
 
@@ -109,7 +109,7 @@ class Semantic:
         paths, hashes = {}, {}
         current = {}
         for record in self.engine.catalog().values():
-            if record.status != OK or record.pages == 0:
+            if record.status != FileStatus.OK or record.pages == 0:
                 continue
             stamp = (record.sha256, record.extractor, record.pages)
             memo = self._memo.get(record.slug)
@@ -228,7 +228,7 @@ class Semantic:
         stale = {slug for slug, doc in vectors.docs.items() if current.get(slug) != doc[:2]}
         fresh = vectors.without(stale)
         self._checked = (time.monotonic() + FRESH_FOR, vectors, fresh)
-        total = sum(r.pages for r in catalog.values() if r.status == OK)
+        total = sum(r.pages for r in catalog.values() if r.status == FileStatus.OK)
         blank = sum(doc[2] for doc in fresh.docs.values() if len(doc) > 2)
         self._counts = (min(len(fresh.pages) + blank, total), total)
         return fresh

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.server.context import app_of
 from pdfindex.server.lanes import answered_within_limits
-from pdfindex.tools import catalog, files, fuzzy, grep, passages, pending, results, visual
+from pdfindex.tools import catalog, exact, files, fuzzy, grep, passages, results, visual
 from pdfindex.tools import pages as pages_tool
 from pdfindex.tools.catalog import DOCUMENT
 from pdfindex.tools.pages import DEFAULT_DPI, MAX_DPI, MIN_DPI
@@ -99,7 +99,7 @@ def search_pdf(
     searched (parse failure, encrypted, no text layer).
     """
     app = app_of(ctx)
-    return pending.search_pdf(app.index, app.live, pdf_name, query, context_length, topk)
+    return exact.search_pdf_live(app.index, app.live, pdf_name, query, context_length, topk)
 
 
 @answered_within_limits

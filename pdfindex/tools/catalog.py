@@ -15,8 +15,7 @@ from rapidfuzz import fuzz, process
 from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import InvalidQuery
-from pdfindex.extract.adapters.base import EMPTY, OK
-from pdfindex.models import ElementRecord, FileRecord
+from pdfindex.models import ElementRecord, FileRecord, FileStatus
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.search.understand import understand
 from pdfindex.tools import names
@@ -140,7 +139,7 @@ def document_info(index: PdfIndex, slug: str) -> DocumentInfoResult:
         "modified_at": iso(record.mtime),
         "indexed_at": iso(record.indexed_at),
         "indexed_elements": {
-            "pages": record.pages if record.status == OK else 0,
+            "pages": record.pages if record.status == FileStatus.OK else 0,
             **{kind: record.elements.get(kind, 0) for kind in ELEMENT_TYPES},
         },
         "ocr": {
@@ -165,7 +164,7 @@ def changed_on_disk(index: PdfIndex, record: FileRecord) -> bool:
 def seed002_info(record: FileRecord, changed: bool = False) -> dict[str, Any]:
     """Seed 002's `document_info`: sizes as text, times as ISO strings, one chunk per
     indexed page, no embedding stage (the index is full-text)."""
-    status = "completed" if record.status in (OK, EMPTY) else "failed"
+    status = "completed" if record.status in (FileStatus.OK, FileStatus.EMPTY) else "failed"
     return {
         "id": record.slug,
         "file_name": record.path.rsplit("/", 1)[-1],
@@ -179,7 +178,7 @@ def seed002_info(record: FileRecord, changed: bool = False) -> dict[str, Any]:
             "processing_time": None,
             "language": record.language,
             "content_type": mimetypes.guess_type(record.path)[0] or "application/octet-stream",
-            "chunk_count": record.pages if record.status == OK else 0,
+            "chunk_count": record.pages if record.status == FileStatus.OK else 0,
         },
         "processing_stages": {
             "ocr": {
@@ -245,7 +244,7 @@ def _sorted(index: PdfIndex, sort_by: str) -> list[FileRecord]:
     return sorted(records, key=key)
 
 
-def list_documents(index: PdfIndex, limit: int = 40_000) -> str:
+def list_documents(index: PdfIndex, limit: int) -> str:
     """Every document, one line each; cut at `limit` characters with a pointer to
     list_documents_paginated."""
     records = _sorted(index, "title")
@@ -253,7 +252,7 @@ def list_documents(index: PdfIndex, limit: int = 40_000) -> str:
         return "The library is empty: add PDFs to the files folder."
     lines = [f"{len(records)} documents:"]
     for r in records:
-        state = "" if r.status == OK else f" [{r.status}]"
+        state = "" if r.status == FileStatus.OK else f" [{r.status}]"
         lines.append(f"- {r.slug}: {r.title} ({r.pages} pages){state}")
     return cap_text("\n".join(lines), limit, "list_documents_paginated(page=...) lists them all")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
@@ -14,6 +14,10 @@ from pdfindex.tools import names
 from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
 from pdfindex.tools.results import SearchPdfResult
 
+if TYPE_CHECKING:
+    from pdfindex.indexer.live import LiveIndex
+
+PENDING_WAIT = 3.0  # seconds search_pdf_live waits for one file the writer has not reached
 NOT_INDEXED = "the PDF is not indexed yet; run `pdfindex reindex` or retry shortly"
 _PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
 
@@ -72,3 +76,23 @@ def _bounded(result: dict[str, Any], budget: int) -> dict[str, Any]:
             f"response cut to {budget} characters; ask for a smaller context_length or topk"
         )
     return result
+
+
+def search_pdf_live(
+    index: PdfIndex,
+    live: LiveIndex,
+    pdf_name: str,
+    query: str,
+    context_length: int = 2000,
+    topk: int = 10,
+) -> SearchPdfResult:
+    """search_pdf as the server answers it: a file that has just landed, or that the
+    start-up scan has not reached, is waited for up to PENDING_WAIT instead of answered
+    "not indexed"; a missing file's answer names the closest."""
+    result = search_pdf(index, pdf_name, query, context_length, topk)
+    if result.get("error") == NOT_INDEXED and live.pending:
+        live.wait_for(lambda: index.is_indexed(pdf_name), PENDING_WAIT)
+        result = search_pdf(index, pdf_name, query, context_length, topk)
+        if result.get("error") == NOT_INDEXED:
+            result["error"] += index.indexing_note()
+    return with_suggestions(index, result, pdf_name)

@@ -7,8 +7,8 @@ from typing import Any
 from pdfindex.api import PdfIndex, parse_pages
 from pdfindex.errors import InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import adapter_name_for
-from pdfindex.extract.adapters.base import EMPTY, OK
 from pdfindex.indexer.scan import scan_folder
+from pdfindex.models import FileStatus
 from pdfindex.names import NAMING
 from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
 from pdfindex.tools.names import find_document, readable, resolve_scope
@@ -69,7 +69,7 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
             "status": record.status if current and record else PENDING,
             "pages": record.pages if current and record else None,
         }
-        if current and record and record.status not in (OK,):
+        if current and record and record.status not in (FileStatus.OK,):
             row["error"] = record.error
         if current and record:
             row["slug"] = record.slug
@@ -142,7 +142,7 @@ def _read_one(
             "extractor": record.extractor,
             "indexed_at": record.indexed_at,
         }
-    if record.status == EMPTY:
+    if record.status == FileStatus.EMPTY:
         data["warnings"] = ["no text layer (image-only or blank pages)"]
     wanted = source.get("pages")
     if wanted is not None or include_full_text:

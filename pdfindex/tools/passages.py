@@ -16,7 +16,7 @@ from typing import Any
 from pdfindex.api import PdfIndex
 from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
 from pdfindex.extract.adapters import adapter_name_for
-from pdfindex.extract.adapters.base import OK
+from pdfindex.models import FileStatus
 from pdfindex.names import NAMING
 from pdfindex.query import Node, Or, Term, any_of
 from pdfindex.search import understand as understanding
@@ -91,7 +91,7 @@ def process_document(
     record = index.engine.record(rel)
     if record is None:
         return error("ProcessingError", f"{rel} could not be indexed yet; retry shortly")
-    if record.status != OK:
+    if record.status != FileStatus.OK:
         kind = "ProcessingTimeoutError" if "timeout" in (record.error or "") else "ProcessingError"
         return error(kind, f"{rel}: {record.status}: {record.error}")
     return {
@@ -182,7 +182,7 @@ def query_documents(
             str(exc),
             {"parameter": "session_id", "expected": "a live session", "received": session_id},
         )
-    if index.stats()["by_status"].get(OK, 0) == 0:
+    if index.stats()["by_status"].get(FileStatus.OK, 0) == 0:
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     try:
         tree, wanted = _question(query, [q["query"] for q in session.queries[-3:]])
@@ -253,7 +253,7 @@ def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
 
 
 def list_sessions(
-    sessions: SessionStore, budget: int = 40_000, page: int = 1, page_size: int = PAGE_SIZE
+    sessions: SessionStore, budget: int, page: int = 1, page_size: int = PAGE_SIZE
 ) -> ListSessionsResult:
     """Seed 002's inventory, most recent first, a page at a time (`page`, 1-based, of
     `page_size` sessions); cut to `budget` characters. Only the page's session files are

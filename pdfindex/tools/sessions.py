@@ -22,13 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pdfindex import deadline
+from pdfindex.config import SETTINGS
 from pdfindex.errors import SessionNotFound
 
 if TYPE_CHECKING:
     from pdfindex.config import Settings
 
-EXPIRE_SECONDS = 7 * 24 * 3600
-MAX_SESSIONS = 1000
+# The settings' defaults, for a store made without settings (tests, scripts):
+MAX_SESSIONS: int = SETTINGS["max_sessions"].default
+EXPIRE_SECONDS: float = SETTINGS["session_expiry_days"].default * 24 * 3600
 KEEP_QUERIES = 20
 ONCE = ".once.json"  # a session of one query so far: evicted before conversations
 SWEEP_SECONDS = 3600.0  # expired sessions are removed at least this often while recording

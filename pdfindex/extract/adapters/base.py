@@ -10,7 +10,6 @@ from pdfindex.extract.text import TEXT_VERSION, clean_metadata_value, normalize_
 from pdfindex.models import FileStatus
 
 # Catalog statuses of a file, as plain strings (what the catalog stores).
-OK, EMPTY, ENCRYPTED, FAILED = (status.value for status in FileStatus)
 
 
 # PDF document-information keys -> the metadata names pdfindex shows (both PDF adapters).
@@ -97,13 +96,13 @@ def clean_metadata(metadata: dict[str, str]) -> dict[str, str]:
 
 
 def status_of(pages: list[str]) -> str:
-    return OK if any(t.strip() for t in pages) else EMPTY
+    return FileStatus.OK if any(t.strip() for t in pages) else FileStatus.EMPTY
 
 
 def finish(pages: list[str], metadata: dict[str, str], engine: str) -> Extraction:
     """Normalise page texts and decide between `ok` and `empty` (no text layer)."""
     texts = [normalize_text(p) for p in pages]
     status = status_of(texts)
-    error = None if status == OK else "no text layer (image-only or blank pages)"
+    error = None if status == FileStatus.OK else "no text layer (image-only or blank pages)"
     clean_meta = clean_metadata(metadata)
     return Extraction(status=status, pages=texts, metadata=clean_meta, error=error, engine=engine)
