@@ -79,6 +79,12 @@ class FileRecord:
         self.status = FileStatus(self.status)
         self.elements_state = ElementsState(self.elements_state)
 
+    @property
+    def page_unit(self) -> str:
+        """What one of its pages is: page (PDF, text), slide, sheet, part (of a document
+        without pages: ~3,000 characters) or frame (of an image); set by its adapter."""
+        return self.metadata.get("page_unit", "page")
+
     def to_dict(self) -> dict[str, Any]:
         """The record as plain data, what engines store (JSON, or Whoosh's pickled
         fields): its states as strings, so a stored index names no Python class."""

@@ -42,6 +42,7 @@ def _no_settings_from_the_environment() -> Iterator[None]:
 # engine, which the embedded passes cover).
 POSTGRES_MODULES = {
     "test_cjk.py",
+    "test_formats.py",  # every format through the postgres engine too
     "test_index.py",
     "test_incremental.py",
     "test_tools.py",

@@ -58,6 +58,14 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "regex": "tools.grep",  # search_in_file's patterns, with a time limit
     "cv2": "extract.rapidocr",  # RapidOCR's images
     "rapidocr_onnxruntime": "extract.rapidocr",
+    # One library per format (extract/adapters/): Office, OpenDocument/EPUB XML, HTML, images.
+    "docx": "extract.adapters.word",
+    "pptx": "extract.adapters.slides",
+    "openpyxl": "extract.adapters.sheets",
+    "striprtf": "extract.adapters.rtf",
+    "selectolax": "extract.adapters.htmlpage",
+    "lxml": "extract.adapters.containers",  # the safe XML parser of ODF and EPUB
+    "PIL": "extract.adapters.image",
     # Edit distances: typo expansion over a vocabulary, did-you-mean, fuzzy lines and titles.
     "rapidfuzz": ("engine.vocabulary", "names", "tools.fuzzy", "tools.catalog"),
 }

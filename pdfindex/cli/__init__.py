@@ -330,6 +330,7 @@ def _document_row(record: FileRecord) -> dict[str, Any]:
         "slug": record.slug,
         "title": record.title,
         "pages": record.pages,
+        "page_unit": record.page_unit,
         "status": record.status,
         "error": record.error,
         "elements": record.elements_state,

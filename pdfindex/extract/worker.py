@@ -15,8 +15,9 @@ from pathlib import Path
 from pdfindex.config import SETTINGS
 from pdfindex.errors import EncryptedDocument
 from pdfindex.extract import ocr
-from pdfindex.extract.adapters import adapter_name_for, fallback_for, get_adapter
+from pdfindex.extract.adapters import PDF_ENGINES, adapter_name_for, fallback_for, get_adapter
 from pdfindex.extract.adapters.base import (
+    MAX_TEXT_CHARS,
     Extraction,
     normalize_text,
     status_of,
@@ -28,7 +29,7 @@ Heartbeat = Callable[[], None]
 BUDGET_SHARE = 0.9  # of a file's time limit, what its reading and OCR may take (the pool
 # kills the worker at the whole limit: the rest is margin to send the result)
 MAX_PAGE_CHARS = 200_000  # a page's text past this is cut (a real page holds ~3,000-10,000)
-MAX_FILE_CHARS = 25_000_000  # a file's text past this is cut (a 1,300-page manual: ~4 M)
+MAX_FILE_CHARS = MAX_TEXT_CHARS  # a file's text past this is cut (adapters stop reading there)
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,13 @@ def extract_file(
     try:
         source = fd_path(fd)
         extraction = extract_text(source, engine, kind=path)
-        if path.suffix.lower() == ".pdf" and extraction.status in (FileStatus.OK, FileStatus.EMPTY):
-            ocr_pages(source, extraction, options, heartbeat or (lambda: None), budget_end)
+        kind = adapter_name_for(path, engine)
+        if kind in (*PDF_ENGINES, "image") and extraction.status in (
+            FileStatus.OK,
+            FileStatus.EMPTY,
+        ):
+            beat = heartbeat or (lambda: None)
+            ocr_pages(source, extraction, options, beat, budget_end, image=kind == "image")
     finally:
         os.close(fd)
     cut_text(extraction)
@@ -110,20 +116,24 @@ def ocr_pages(
     options: ExtractOptions,
     beat: Heartbeat,
     budget_end: float,
+    image: bool = False,
 ) -> None:
     """Replace the text of image pages that have (almost) no text layer with OCR text,
     within the file's budget (`budget_end`, a time.monotonic() value): pages left when it
-    runs out keep no text, and the file's notes say how many and why."""
+    runs out keep no text, and the file's notes say how many and why. With `image`, the
+    file is an image whose frames are its pages (adapters/image.py), all of them read."""
     wanted = [n for n, text in enumerate(extraction.pages, start=1) if ocr.needs_ocr(text)]
     if not wanted:
         return
-    from pdfindex.extract.adapters.pdfium import pages_with_images, render_page_png
+    render = _frame_renderer(path) if image else _page_renderer(path)
+    if not image:
+        from pdfindex.extract.adapters.pdfium import pages_with_images
 
-    try:
-        wanted = pages_with_images(path, wanted)  # blank pages have nothing to read
-    except Exception as exc:
-        extraction.notes.append(f"ocr: cannot inspect pages: {describe(exc)}")
-        return
+        try:
+            wanted = pages_with_images(path, wanted)  # blank pages have nothing to read
+        except Exception as exc:
+            extraction.notes.append(f"ocr: cannot inspect pages: {describe(exc)}")
+            return
     reason = None if options.ocr else "OCR is switched off"
     reason = reason or ocr.unavailable_reason(options.ocr_lang, options.ocr_engine)
     if reason:
@@ -144,7 +154,7 @@ def ocr_pages(
             break
         began = time.monotonic()
         try:
-            png, _count, _dpi = render_page_png(path, number, ocr.OCR_DPI)
+            png = render(number)
             found = ocr.recognise_png(png, options.ocr_lang, left, options.ocr_engine)
         except Exception as exc:  # a page Tesseract cannot read stays as it was
             extraction.ocr_missing.append(number)
@@ -160,6 +170,18 @@ def ocr_pages(
     extraction.status = status_of(extraction.pages)
     if extraction.status == FileStatus.OK:
         extraction.error = None
+
+
+def _page_renderer(path: Path) -> Callable[[int], bytes]:
+    from pdfindex.extract.adapters.pdfium import render_page_png
+
+    return lambda number: render_page_png(path, number, ocr.OCR_DPI)[0]
+
+
+def _frame_renderer(path: Path) -> Callable[[int], bytes]:
+    from pdfindex.extract.adapters.image import render_frame_png
+
+    return lambda number: render_frame_png(path, number)
 
 
 def extract_text(path: Path, engine: str, kind: Path | None = None) -> Extraction:

@@ -130,6 +130,7 @@ def document_info(index: PdfIndex, slug: str) -> DocumentInfoResult:
         "path": record.path,
         "file_size": record.size,
         "total_pages": record.pages,
+        "page_unit": record.page_unit,
         "index_status": record.status,
         "error": record.error,
         "processing_stages": record.stages,

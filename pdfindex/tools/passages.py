@@ -15,7 +15,7 @@ from typing import Any
 
 from pdfindex.api import PdfIndex
 from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
-from pdfindex.extract.adapters import adapter_name_for
+from pdfindex.extract.adapters import adapter_name_for, supported_extensions
 from pdfindex.models import FileStatus
 from pdfindex.names import NAMING
 from pdfindex.query import Node, Or, Term, any_of
@@ -82,10 +82,11 @@ def process_document(
             wrong | {"expected": "a file whose name and folders do not start with '.'"},
         )
     if adapter_name_for(rel, index.settings.extractor) is None:
+        readable_types = ", ".join(supported_extensions())
         return error(
             "UnsupportedFormatError",
-            "supported formats: .pdf, .txt, .md, .markdown",
-            wrong | {"expected": ".pdf, .txt, .md or .markdown"},
+            f"supported formats: {readable_types}",
+            wrong | {"expected": f"one of {readable_types}"},
         )
     index_now()
     record = index.engine.record(rel)

@@ -287,6 +287,7 @@ class DocumentInfoResult(TypedDict):
     path: NotRequired[str]
     file_size: NotRequired[int]
     total_pages: NotRequired[int]
+    page_unit: NotRequired[str]  # page, slide, sheet, part or frame (what a page is)
     index_status: NotRequired[str]
     error: NotRequired[str | None]
     processing_stages: NotRequired[list[str]]

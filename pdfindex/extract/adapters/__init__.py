@@ -22,6 +22,15 @@ _BY_NAME: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "pdfminer": ("pdfminer", "PdfminerAdapter", (".pdf",)),
     "text": ("text", "TextAdapter", (".txt",)),
     "markdown": ("text", "MarkdownAdapter", (".md", ".markdown")),
+    "docx": ("word", "WordAdapter", (".docx",)),
+    "odt": ("odf", "OdtAdapter", (".odt",)),
+    "rtf": ("rtf", "RtfAdapter", (".rtf",)),
+    "pptx": ("slides", "SlidesAdapter", (".pptx",)),
+    "xlsx": ("sheets", "SheetsAdapter", (".xlsx",)),
+    "ods": ("odf", "OdsAdapter", (".ods",)),
+    "epub": ("epub", "EpubAdapter", (".epub",)),
+    "html": ("htmlpage", "HtmlAdapter", (".html", ".htm", ".xhtml")),
+    "image": ("image", "ImageAdapter", (".png", ".jpg", ".jpeg", ".tif", ".tiff")),
 }
 
 

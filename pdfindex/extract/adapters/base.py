@@ -99,10 +99,66 @@ def status_of(pages: list[str]) -> str:
     return FileStatus.OK if any(t.strip() for t in pages) else FileStatus.EMPTY
 
 
-def finish(pages: list[str], metadata: dict[str, str], engine: str) -> Extraction:
-    """Normalise page texts and decide between `ok` and `empty` (no text layer)."""
+def finish(
+    pages: list[str], metadata: dict[str, str], engine: str, unit: str | None = None
+) -> Extraction:
+    """Normalise page texts and decide between `ok` and `empty` (no text layer); `unit`
+    (slide, sheet, part, frame) is what a page is in a format without printed pages."""
     texts = [normalize_text(p) for p in pages]
+    if unit:
+        metadata = {**metadata, "page_unit": unit}
     status = status_of(texts)
     error = None if status == FileStatus.OK else "no text layer (image-only or blank pages)"
     clean_meta = clean_metadata(metadata)
     return Extraction(status=status, pages=texts, metadata=clean_meta, error=error, engine=engine)
+
+
+def office_metadata(properties: object) -> dict[str, str]:
+    """Core properties of an Office file (python-docx, python-pptx and openpyxl all carry
+    them under the same names) as pdfindex's metadata names."""
+    found = {}
+    for key, attribute in (
+        ("title", "title"),
+        ("author", "author"),
+        ("author", "creator"),  # openpyxl's name for the author
+        ("subject", "subject"),
+        ("keywords", "keywords"),
+        ("created", "created"),
+        ("modified", "modified"),
+    ):
+        value = getattr(properties, attribute, None)
+        if value and key not in found:
+            found[key] = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return found
+
+
+MAX_TEXT_CHARS = 25_000_000  # a file's text past this is cut (a 1,300-page manual: ~4 M)
+PART_CHARS = 3_000  # a "page" of a format without pages: about a printed page of text
+
+
+def split_parts(paragraphs: list[str], size: int = PART_CHARS) -> list[str]:
+    """Paragraphs gathered into parts of about `size` characters, cut between paragraphs
+    (a paragraph longer than `size` alone is cut at a space), so a hit's page number points
+    at a page-sized stretch of a document that has no pages of its own."""
+    parts: list[str] = []
+    current: list[str] = []
+    length = 0
+    for paragraph in (p.strip("\n") for p in paragraphs):
+        if not paragraph.strip():
+            continue
+        while len(paragraph) > size:  # one huge paragraph: cut at the last space
+            cut = paragraph.rfind(" ", size // 2, size)
+            cut = cut if cut > 0 else size
+            if current:
+                parts.append("\n\n".join(current))
+                current, length = [], 0
+            parts.append(paragraph[:cut])
+            paragraph = paragraph[cut:].lstrip(" ")
+        if current and length + len(paragraph) > size:
+            parts.append("\n\n".join(current))
+            current, length = [], 0
+        current.append(paragraph)
+        length += len(paragraph) + 2
+    if current:
+        parts.append("\n\n".join(current))
+    return parts or [""]
