@@ -86,6 +86,10 @@ class UnsafeFile(OSError):
     (an OSError, as the open's own refusals are: one `except OSError` takes both)."""
 
 
+class UnsafeDocument(PdfIndexError, ValueError):
+    """A document refused before a library parses it: too large, a zip bomb."""
+
+
 class RequestTimeout(PdfIndexError):
     """A request ran past its time limit and was stopped (its worker killed, if any)."""
 

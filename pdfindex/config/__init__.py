@@ -117,7 +117,8 @@ class Settings:
     )
     files_dir: Path = setting(
         Path("files"),
-        "The documents (PDFs, `.txt`, `.md`), sub-folders included.",
+        "The documents: PDFs, text, Markdown, Office files, EPUB, HTML and images (the "
+        "README's Formats), sub-folders included.",
         flag=EVERY_COMMAND,
     )
     index_dir: Path = setting(

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from lxml import etree
 
+from pdfindex.errors import UnsafeDocument
+
 MAX_FILE_BYTES = 200 * 1024 * 1024  # an office file or e-book larger than this is refused
 MAX_UNPACKED = 1024 * 1024 * 1024  # what a document's ZIP members may unpack to, in all
 MAX_MEMBERS = 20_000  # a 1,000-slide deck has ~5,000 members
@@ -24,10 +26,6 @@ MAX_RATIO = 200  # unpacked / packed for the whole file: XML packs ~10x, bombs ~
 _PARSER = etree.XMLParser(
     resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=False
 )
-
-
-class UnsafeDocument(ValueError):
-    """A document refused before it is parsed (too large, a zip bomb)."""
 
 
 def check_size(path: Path, limit: int = MAX_FILE_BYTES) -> int:

@@ -13,8 +13,6 @@ import re
 from importlib import metadata as distributions
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser
-
 from pdfindex.extract.adapters.base import Extraction, finish, split_parts
 from pdfindex.extract.adapters.containers import check_size
 
@@ -31,6 +29,8 @@ _SPACES = re.compile(r"[ \t\n\r\f\v]+")
 
 def html_text(markup: str | bytes) -> tuple[list[str], str]:
     """The paragraphs of visible text of an HTML or XHTML document, and its title."""
+    from selectolax.lexbor import LexborHTMLParser  # loaded with the first page read
+
     tree = LexborHTMLParser(markup)
     title_node = tree.css_first("title")
     title = " ".join(title_node.text().split()) if title_node is not None else ""

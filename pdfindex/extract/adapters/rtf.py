@@ -7,8 +7,6 @@ import re
 from importlib import metadata as distributions
 from pathlib import Path
 
-from striprtf.striprtf import rtf_to_text
-
 from pdfindex.extract.adapters.base import Extraction, finish, split_parts
 from pdfindex.extract.adapters.containers import check_size
 
@@ -30,6 +28,8 @@ class RtfAdapter:
         data = path.read_bytes()
         if not data.lstrip().startswith(b"{\\rtf"):
             raise ValueError("not an RTF file (no {\\rtf header)")
+        from striprtf.striprtf import rtf_to_text  # loaded with the first file read
+
         text = rtf_to_text(data.decode("latin-1"), errors="ignore")
         meta = {}
         for key, value in _INFO.findall(data[:1_000_000]):

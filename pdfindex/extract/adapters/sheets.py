@@ -13,8 +13,6 @@ from importlib import metadata as distributions
 from pathlib import Path
 from typing import BinaryIO
 
-import openpyxl
-
 from pdfindex.extract.adapters.base import MAX_TEXT_CHARS, Extraction, finish, office_metadata
 from pdfindex.extract.adapters.containers import check_zip
 
@@ -39,6 +37,8 @@ class SheetsAdapter:
             return self._read(stream)
 
     def _read(self, stream: BinaryIO) -> Extraction:
+        import openpyxl  # here, not at import: the indexing process only asks the version
+
         book = openpyxl.load_workbook(stream, read_only=True, data_only=True)
         try:
             sheets = [

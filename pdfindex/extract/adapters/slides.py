@@ -11,9 +11,6 @@ from collections.abc import Iterator
 from importlib import metadata as distributions
 from pathlib import Path
 
-import pptx
-from pptx.enum.shapes import MSO_SHAPE_TYPE
-
 from pdfindex.extract.adapters.base import Extraction, finish, office_metadata
 from pdfindex.extract.adapters.containers import check_zip
 
@@ -30,6 +27,8 @@ class SlidesAdapter:
         return f"python-pptx-{distributions.version('python-pptx')}"
 
     def extract(self, path: Path) -> Extraction:
+        import pptx  # here, not at import: the indexing process only asks the version
+
         check_zip(path)
         deck = pptx.Presentation(str(path))
         pages = []
@@ -50,6 +49,8 @@ def _reading_order(shapes: object) -> list:
 
 
 def _texts(shape: object) -> Iterator[str]:
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
     if getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.GROUP:
         for inner in _reading_order(shape.shapes):  # type: ignore[attr-defined]
             yield from _texts(inner)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from importlib import metadata as distributions
 from pathlib import Path
-
-import docx
+from typing import TYPE_CHECKING
 
 from pdfindex.extract.adapters.base import Extraction, finish, office_metadata, split_parts
 from pdfindex.extract.adapters.containers import check_zip
+
+if TYPE_CHECKING:
+    import docx.table
 
 
 class WordAdapter:
@@ -27,6 +29,8 @@ class WordAdapter:
         return f"python-docx-{distributions.version('python-docx')}"
 
     def extract(self, path: Path) -> Extraction:
+        import docx  # here, not at import: the indexing process only asks the version
+
         check_zip(path)
         document = docx.Document(str(path))
         paragraphs: list[str] = []
