@@ -4,10 +4,10 @@ archives included, read through libarchive as one stream whose every byte is cou
 Nothing in an archive's headers is trusted: sizes are counted while the bytes come out,
 against a budget per archive (total bytes, bytes per member, members, nesting depth and
 the compression ratio), so a hostile archive costs no more than its budget. A member is
-never written under its own name: its bytes go to an anonymous temporary file in the
-index folder's scratch folder (O_TMPFILE where the system has it: gone at close, even
-after a crash). A member named with `..`, an absolute path or a drive letter, and a link
-or device member, is never read; the archive's own record says so.
+never written under its own name: its bytes go to a temporary file in the index
+folder's scratch folder (`tmp/`), removed when it has been read. A member named with
+`..`, an absolute path or a drive letter, and a link or device member, is never read;
+the archive's own record says so.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ ARCHIVE_EXTENSIONS = (
 VERSION = "archive-1"  # the cache key of a listing
 SCRATCH = "tmp"  # the index folder's sub-folder for members being read
 _DRIVE = re.compile(r"^[a-zA-Z]:")
+STALE_SECONDS = 3600.0  # a scratch file this old was left by a crash
 RATIO_FLOOR = 1 << 20  # the ratio limit applies once an archive gave out this many bytes
 
 
@@ -287,10 +289,23 @@ def _too_large(shown: str, limits: Limits) -> str:
 
 @contextmanager
 def scratch_file(scratch: Path) -> Iterator[IO[bytes]]:
-    """An anonymous file in `scratch` (the index folder's), gone when closed."""
+    """A file of its own in `scratch` (the index folder's), removed when closed. It has
+    a name (pypdfium2 opens a path as the name it resolves to); one left by a crash is
+    removed by the next scratch file made after STALE_SECONDS."""
     scratch.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryFile(dir=scratch) as handle:
+    _remove_stale(scratch)
+    with tempfile.NamedTemporaryFile(dir=scratch, prefix="member-") as handle:
         yield handle
+
+
+def _remove_stale(scratch: Path) -> None:
+    now = time.time()
+    for entry in os.scandir(scratch):
+        try:
+            if entry.name.startswith("member-") and now - entry.stat().st_mtime > STALE_SECONDS:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # another process's, removed meanwhile
 
 
 def _archive_error() -> type[Exception]:
