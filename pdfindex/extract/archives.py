@@ -44,6 +44,7 @@ SCRATCH = "tmp"  # the index folder's sub-folder for members being read
 _DRIVE = re.compile(r"^[a-zA-Z]:")
 STALE_SECONDS = 3600.0  # a scratch file this old was left by a crash
 RATIO_FLOOR = 1 << 20  # the ratio limit applies once an archive gave out this many bytes
+MAX_NOTES = 20  # an archive record's notes on members left out; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,14 @@ class Listing:
     notes: list[str] = field(default_factory=list)
     entries: int = 0  # every entry looked at (folders, links, other files included)
     nested: int = 0  # archives read inside it
+    untold: int = 0  # notes past MAX_NOTES, counted only
+
+    def note(self, text: str) -> None:
+        """Tell what was left out, up to MAX_NOTES lines (a bomb has thousands)."""
+        if len(self.notes) < MAX_NOTES:
+            self.notes.append(text)
+        else:
+            self.untold += 1
 
 
 def is_archive(name: str | Path) -> bool:
@@ -205,19 +214,19 @@ def _walk(
             name = safe_name(raw)
             shown = f"{where}/{raw}" if where else raw
             if name is None:
-                listing.notes.append(f"refused member {shown!r}: its name leads out of the archive")
+                listing.note(f"refused member {shown!r}: its name leads out of the archive")
                 _drain(level, entry)
                 continue
             if not entry.isreg:
                 kind = "link" if entry.issym or entry.islnk else "device or special file"
-                listing.notes.append(f"refused member {shown!r}: a {kind}, not read")
+                listing.note(f"refused member {shown!r}: a {kind}, not read")
                 continue
             chain = (*outer, name)
             if not wanted(chain):
                 _drain(level, entry)
             elif is_archive(name):
                 if depth >= budget.limits.depth:
-                    listing.notes.append(
+                    listing.note(
                         f"not read {shown!r}: archives nested deeper than "
                         f"{budget.limits.depth} levels"
                     )
@@ -250,13 +259,13 @@ def _nested(
     """Read an archive inside an archive from a scratch copy of its bytes."""
     shown = "/".join(chain)
     if scratch is None:
-        listing.notes.append(f"not read {shown!r}: no scratch folder for nested archives")
+        listing.note(f"not read {shown!r}: no scratch folder for nested archives")
         _drain(level, entry)
         return
     with scratch_file(scratch) as handle:
         size = _copy(level, entry, handle, budget.limits, shown)
         if size is None:
-            listing.notes.append(_too_large(shown, budget.limits))
+            listing.note(_too_large(shown, budget.limits))
             return
         listing.nested += 1
         handle.flush()
@@ -264,7 +273,7 @@ def _nested(
         try:
             _walk(handle.fileno(), budget, listing, visit, wanted, chain, level.depth + 1, scratch)
         except _archive_error() as exc:
-            listing.notes.append(f"not read {shown!r}: {_reason(exc)}")
+            listing.note(f"not read {shown!r}: {_reason(exc)}")
 
 
 def _copy(
@@ -335,11 +344,13 @@ def list_archive(fd: int, wanted: Wanted, limits: Limits, scratch: Path | None) 
             if size <= limits.member_bytes:
                 digest.update(block)
         if size > limits.member_bytes:
-            listing.notes.append(_too_large("/".join(chain), limits))
+            listing.note(_too_large("/".join(chain), limits))
         else:
             listing.members.append(Member(chain, size, digest.hexdigest()))
 
     _read(fd, budget, listing, visit, wanted, scratch)
+    if listing.untold:
+        listing.notes.append(f"... and {listing.untold:,} more members left out")
     return listing
 
 
