@@ -58,6 +58,7 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "regex": "tools.grep",  # search_in_file's patterns, with a time limit
     "cv2": "extract.rapidocr",  # RapidOCR's images
     "rapidocr_onnxruntime": "extract.rapidocr",
+    "libarchive": "extract.archives",  # ZIP, TAR, 7z: every member's bytes counted
     # Edit distances: typo expansion over a vocabulary, did-you-mean, fuzzy lines and titles.
     "rapidfuzz": ("engine.vocabulary", "names", "tools.fuzzy", "tools.catalog"),
 }
