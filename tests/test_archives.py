@@ -62,7 +62,8 @@ def build_library(root: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PdfIndex]:
+def library(tmp_path_factory: pytest.TempPathFactory, index_engine: str) -> Iterator[PdfIndex]:
+    """Built once per engine pass (make_settings reads the pass's engine)."""
     root = tmp_path_factory.mktemp("archives")
     build_library(root)
     index = PdfIndex(make_settings(root))
