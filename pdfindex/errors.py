@@ -136,3 +136,8 @@ class ReadOnlyIndex(IndexWriteError):
     """The index may be read but not written: its database refused a write (a user with
     SELECT only, default_transaction_read_only, a hot standby). Searches still work;
     the message names the privilege or setting that refused it."""
+
+
+class ArchiveRefused(PdfIndexError):
+    """An archive (or a member of one) not read: over its budget (a bomb, too deep),
+    corrupt or encrypted, or a member that changed or left since it was indexed."""

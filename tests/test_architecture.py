@@ -66,6 +66,7 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "selectolax": "extract.adapters.htmlpage",
     "lxml": "extract.adapters.containers",  # the safe XML parser of ODF and EPUB
     "PIL": "extract.adapters.image",
+    "libarchive": "extract.archives",  # ZIP, TAR, 7z: every member's bytes counted
     # Edit distances: typo expansion over a vocabulary, did-you-mean, fuzzy lines and titles.
     "rapidfuzz": ("engine.vocabulary", "names", "tools.fuzzy", "tools.catalog"),
 }

@@ -281,7 +281,10 @@ def test_resources(tools: InMemory) -> None:
     adapters = {a["name"]: a for a in json.loads(tools.resource("adapters://list"))["adapters"]}
     assert adapters["pdfium"]["extensions"] == ["pdf"]
     assert adapters["markdown"]["version"]
-    assert {"pdfium", "pdfminer", "text", "markdown", "docx", "html", "image"} <= set(adapters)
+    assert {"pdfium", "pdfminer", "text", "markdown", "docx", "html", "image", "archive"} <= set(
+        adapters
+    )
+    assert "7z" in adapters["archive"]["extensions"]
     config = json.loads(tools.resource("config://settings"))
     # where each value came from, as `pdfindex serve` reports it: tests/test_server.py
     assert config["max_response_chars"] == {

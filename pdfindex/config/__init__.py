@@ -275,6 +275,36 @@ class Settings:
         ),
     )
     elements: bool = setting(True, "Find figures, tables and equations at index time.")
+    archive_depth: int = setting(
+        3,
+        "Archives inside archives read, the outer one counted (`a.zip/b.zip/c.pdf`: 2); "
+        "deeper ones are left out, and the archive's notes say so.",
+        checks=(POSITIVE,),
+    )
+    archive_members: int = setting(
+        10_000,
+        "Entries read from one archive, nested ones included; the rest are left out, "
+        "and the archive's notes say so.",
+        checks=(POSITIVE,),
+    )
+    archive_mb: int = setting(
+        2048,
+        "Uncompressed MB read from one archive, nested ones included, counted as they "
+        "come out: past it the archive is `failed` (a zip bomb).",
+        checks=(POSITIVE,),
+    )
+    archive_member_mb: int = setting(
+        500,
+        "Uncompressed MB of one archive member; a larger one is not read (the archive's "
+        "notes say so).",
+        checks=(POSITIVE,),
+    )
+    archive_ratio: float = setting(
+        100.0,
+        "Compression ratio past which an archive is `failed` as a zip bomb, once it "
+        "has given out 1 MB.",
+        checks=(POSITIVE,),
+    )
     semantic: bool = setting(
         False,
         "Hybrid ranking: sentence embeddings of each page fused with BM25 for questions "

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pdfindex.config import SETTINGS
-from pdfindex.errors import EncryptedDocument
+from pdfindex.errors import ArchiveRefused, EncryptedDocument
 from pdfindex.extract import ocr
 from pdfindex.extract.adapters import PDF_ENGINES, adapter_name_for, fallback_for, get_adapter
 from pdfindex.extract.adapters.base import (
@@ -22,6 +22,7 @@ from pdfindex.extract.adapters.base import (
     normalize_text,
     status_of,
 )
+from pdfindex.extract.archives import Limits, Member, is_archive, member_file
 from pdfindex.models import FileStatus
 from pdfindex.paths import Identity, fd_path, open_regular
 
@@ -40,6 +41,8 @@ class ExtractOptions:
     ocr_lang: str = SETTINGS["ocr_lang"].default
     ocr_engine: str = SETTINGS["ocr_engine"].default
     timeout: float = SETTINGS["timeout"].default
+    scratch: str | None = None  # the index folder's scratch folder (archive members)
+    archive_limits: Limits = field(default_factory=Limits)
 
 
 def describe(exc: BaseException) -> str:
@@ -53,6 +56,7 @@ def extract_file(
     options: ExtractOptions | None = None,
     heartbeat: Heartbeat | None = None,
     identity: Identity | None = None,
+    member: Member | None = None,
 ) -> Extraction:
     """Extract `path` and OCR the image pages of a readable PDF, all within
     BUDGET_SHARE of `options.timeout` (the pool's limit for the whole file); `heartbeat`
@@ -61,6 +65,9 @@ def extract_file(
     The file is opened once (see `open_regular`: a regular file, no final link, and given
     the scan's `identity`, that very file) and every step reads that open file, so a name
     swapped for a link to an outside file meanwhile is never read: the result is `failed`.
+    With `member`, `path` is an archive and the member's bytes are read (within the
+    archive budget) into a scratch file, which is read as the file; an archive itself
+    gets its listing (`adapters/archive.py`).
     """
     options = options or ExtractOptions(ocr=False)
     budget_end = time.monotonic() + options.timeout * BUDGET_SHARE
@@ -69,19 +76,61 @@ def extract_file(
     except OSError as exc:  # UnsafeFile says why; others are the open's own error
         return Extraction(status=FileStatus.FAILED, error=f"refused: {exc}")
     try:
-        source = fd_path(fd)
-        extraction = extract_text(source, engine, kind=path)
-        kind = adapter_name_for(path, engine)
-        if kind in (*PDF_ENGINES, "image") and extraction.status in (
-            FileStatus.OK,
-            FileStatus.EMPTY,
-        ):
-            beat = heartbeat or (lambda: None)
-            ocr_pages(source, extraction, options, beat, budget_end, image=kind == "image")
+        if member is not None:
+            extraction = _extract_member(fd, member, engine, options, heartbeat, budget_end)
+        elif is_archive(path):
+            scratch = Path(options.scratch) if options.scratch else None
+            adapter = get_adapter("archive")
+            extraction = adapter.extract(fd_path(fd), scratch, options.archive_limits)  # type: ignore[call-arg]
+        else:
+            extraction = _extract_open(fd_path(fd), path, engine, options, heartbeat, budget_end)
     finally:
         os.close(fd)
     cut_text(extraction)
     return extraction
+
+
+def _extract_open(
+    source: Path,
+    kind: Path,
+    engine: str,
+    options: ExtractOptions,
+    heartbeat: Heartbeat | None,
+    budget_end: float,
+) -> Extraction:
+    """The text of the open file `source` (named `kind`), OCR included for a PDF's scanned
+    pages and an image's frames."""
+    extraction = extract_text(source, engine, kind=kind)
+    reader = adapter_name_for(kind, engine)
+    if reader in (*PDF_ENGINES, "image") and extraction.status in (
+        FileStatus.OK,
+        FileStatus.EMPTY,
+    ):
+        beat = heartbeat or (lambda: None)
+        ocr_pages(source, extraction, options, beat, budget_end, image=reader == "image")
+    return extraction
+
+
+def _extract_member(
+    fd: int,
+    member: Member,
+    engine: str,
+    options: ExtractOptions,
+    heartbeat: Heartbeat | None,
+    budget_end: float,
+) -> Extraction:
+    """A member of the archive open on `fd`, read into a scratch file first."""
+    if not options.scratch:
+        return Extraction(status=FileStatus.FAILED, error="archive member: no scratch folder")
+    try:
+        with member_file(fd, member, options.archive_limits, Path(options.scratch)) as handle:
+            source = fd_path(handle.fileno())
+            kind = Path(member.chain[-1])
+            return _extract_open(source, kind, engine, options, heartbeat, budget_end)
+    except ArchiveRefused as exc:
+        return Extraction(status=FileStatus.FAILED, error=f"archive member: {exc}")
+    except OSError as exc:  # the scratch folder is full or unwritable
+        return Extraction(status=FileStatus.FAILED, error=f"archive member: {describe(exc)}")
 
 
 def cut_text(extraction: Extraction) -> None:

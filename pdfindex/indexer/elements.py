@@ -37,7 +37,7 @@ def elements_key() -> str:
 
 class ElementsPass:
     """One elements pass over the records of `scope` in `engine`; `pool(n)` lends the
-    worker pool for n files (Indexer._pool)."""
+    worker pool for n files (Indexer.pool_for)."""
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ from typing import Any
 
 from pdfindex.errors import PdfIndexError
 from pdfindex.extract.adapters.base import Extraction
+from pdfindex.extract.archives import Member
 from pdfindex.extract.worker import ExtractOptions
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import FileStatus
@@ -62,8 +63,11 @@ def _serve_jobs(conn: Connection, engine: str, options: ExtractOptions | None) -
         if isinstance(job, tuple) and job[0] == ELEMENTS:  # (ELEMENTS, path, pages, identity)
             opts = options or ExtractOptions()
             result = find_elements(Path(job[1]), job[2], opts, beat, *job[3:])
-        elif isinstance(job, tuple):  # (path, (st_dev, st_ino)): read only the file scanned
-            result = extract_file(Path(job[0]), engine, options, heartbeat=beat, identity=job[1])
+        elif isinstance(job, tuple):  # (path, (st_dev, st_ino), sha[, member]): that file
+            member = Member.from_dict(job[3]) if len(job) > 3 and job[3] else None
+            result = extract_file(
+                Path(job[0]), engine, options, heartbeat=beat, identity=job[1], member=member
+            )
         else:
             result = extract_file(Path(job), engine, options, heartbeat=beat)
         conn.send(result.to_dict())

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pdfindex.errors import ConfigError
 from pdfindex.extract.adapters import supported_extensions
+from pdfindex.extract.archives import Member
 from pdfindex.paths import NOT_REGULAR, NOT_UTF8, Identity, shown_name
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,8 @@ class DiskFile:
     mtime: float
     real: Path | None = None  # the file itself (abspath may be a link staying inside)
     identity: Identity | None = None  # (st_dev, st_ino): reads must find this very file
+    archive: DiskFile | None = None  # a member's archive file (indexer.archives)
+    member: Member | None = None  # which member of `archive`, its size and sha256
 
     def opened_path(self) -> Path:
         """What to open with O_NOFOLLOW: the file a link inside leads to, or the file."""

@@ -21,8 +21,10 @@ from pdfindex.errors import SourceTaken
 from pdfindex.extract import ocr
 from pdfindex.extract.adapters import adapter_name_for, get_adapter
 from pdfindex.extract.adapters.base import Extraction
+from pdfindex.extract.archives import SCRATCH, Limits
 from pdfindex.extract.cache import ExtractionCache, file_sha256
 from pdfindex.extract.worker import ExtractOptions
+from pdfindex.indexer.archives import expand_archives, member_task
 from pdfindex.indexer.elements import ElementsPass
 from pdfindex.indexer.pool import TICK, ExtractionPool
 from pdfindex.indexer.progress import TEXT, TICK_SECONDS, PassProgress, Progress
@@ -56,6 +58,7 @@ class Indexer:
         self._versions: dict[str, str] = {}
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
         self.scope = Scope(settings.source)  # what this folder owns: set by each reindex
+        self.listed: dict[str, Extraction] = {}  # archives listed this run, by sha256
         engine.use_source(settings.source)  # a library several folders feed: its own lock
 
     def reindex(
@@ -100,9 +103,10 @@ class Indexer:
                 before = Scope(UNNAMED, scope.others | {scope.source}) if renamed else scope
                 previous = {p: r for p, r in library.items() if scope.owns(p) or before.owns(p)}
                 pending = any(r.elements_state == ElementsState.PENDING for r in previous.values())
+                catalog = {} if full else previous
+                disk = expand_archives(self, disk, catalog)  # members as files of their own
                 # Slugs kept: this folder's files still there, and every other source's.
                 slugs = {p: r.slug for p, r in library.items() if p in disk or p not in previous}
-                catalog = {} if full else previous
                 if full and shared:  # no clear: what left the folder is removed here
                     for path in sorted(set(previous) - set(disk)):
                         writer.remove_file(path)
@@ -127,7 +131,9 @@ class Indexer:
         if self.settings.elements and not left and (changed or pending or full):
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
-            elements = ElementsPass(self.settings, self.engine, self.cache, self.scope, self._pool)
+            elements = ElementsPass(
+                self.settings, self.engine, self.cache, self.scope, self.pool_for
+            )
             elements.run(
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
             )
@@ -224,12 +230,12 @@ class Indexer:
         changed: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
             record = catalog.get(rel)
-            stale = record is not None and self._ocr_stale(record)
+            stale = record is not None and self.ocr_stale(record)
             if record and record.size == file.size and record.mtime == file.mtime and not stale:
                 summary.unchanged += 1
                 continue
             try:
-                sha = file_sha256(file.opened_path(), file.identity, self.settings.files_dir)
+                sha = file.member.sha256 if file.member else self._sha(file)
             except OSError as exc:
                 log.warning("cannot read %s: %s", rel, exc)
                 continue
@@ -270,6 +276,9 @@ class Indexer:
             summary.removed += 1
         return jobs
 
+    def _sha(self, file: DiskFile) -> str:
+        return file_sha256(file.opened_path(), file.identity, self.settings.files_dir)
+
     def version_for(self, path: str) -> str:
         """The cache key part naming the adapter that reads `path`, with its version."""
         name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
@@ -290,6 +299,8 @@ class Indexer:
 
     def _cached(self, sha: str, path: str) -> Extraction | None:
         """The cached extraction for these bytes made with today's settings, if any."""
+        if sha in self.listed:  # an archive listed this run (a refused one is not cached)
+            return self.listed[sha]
         key = self.version_for(path)
         if self.ocr_ready():
             found = self.cache.get(sha, f"{key}+ocr-{self.settings.ocr_lang}")
@@ -300,7 +311,7 @@ class Indexer:
             return None  # pages OCR could not read then, it can now
         return found
 
-    def _ocr_stale(self, record: FileRecord) -> bool:
+    def ocr_stale(self, record: FileRecord) -> bool:
         """An unchanged file whose pages should be read again because OCR changed: it is
         now available, or now set to another language."""
         if not self.settings.ocr or not (record.ocr_missing or record.ocr_lang):
@@ -343,7 +354,7 @@ class Indexer:
                 return
             changed: list[_Job] = []
             outstanding = len(jobs)
-            with self._pool(len(jobs)) as pool:
+            with self.pool_for(len(jobs)) as pool:
                 tasks = ((job, _task(job)) for job in jobs)
                 for item in pool.run(tasks, tick=TICK_SECONDS):
                     if item is TICK:
@@ -387,8 +398,11 @@ class Indexer:
         except OSError:
             return None
         identity = (info.st_dev, info.st_ino)
-        if (info.st_size, info.st_mtime, identity) == (file.size, file.mtime, file.identity):
+        seen = file.archive or file  # a member: its archive file as the scan saw it
+        if (info.st_size, info.st_mtime, identity) == (seen.size, seen.mtime, seen.identity):
             return job
+        if file.archive is not None:
+            return None  # the archive changed: the next scan lists it again
         fresh = replace(file, size=info.st_size, mtime=info.st_mtime, identity=identity)
         try:
             sha = file_sha256(fresh.opened_path(), fresh.identity, self.settings.files_dir)
@@ -398,7 +412,7 @@ class Indexer:
         return _Job(fresh, sha, job.slug, kind)
 
     @contextmanager
-    def _pool(self, jobs: int) -> Iterator[ExtractionPool]:
+    def pool_for(self, jobs: int) -> Iterator[ExtractionPool]:
         """The warm shared pool (its abandoned work dropped afterwards), or a pool of its
         own for this run, closed afterwards."""
         pool = self.shared_pool or self.new_pool(min(self.settings.worker_count, jobs))
@@ -413,7 +427,12 @@ class Indexer:
     def new_pool(self, workers: int | None = None) -> ExtractionPool:
         s = self.settings
         options = ExtractOptions(
-            ocr=s.ocr, ocr_lang=s.ocr_lang, ocr_engine=s.ocr_engine, timeout=s.timeout
+            ocr=s.ocr,
+            ocr_lang=s.ocr_lang,
+            ocr_engine=s.ocr_engine,
+            timeout=s.timeout,
+            scratch=str(s.index_dir / SCRATCH),
+            archive_limits=Limits.of(s),
         )
         return ExtractionPool(
             s.extractor,
@@ -442,7 +461,12 @@ class Indexer:
             record.image_pages = list(moved.image_pages)
             record.element_pages = list(moved.element_pages)
             carried = self._stored_elements(moved.slug)
-        elif self.settings.elements and extraction.status == FileStatus.OK and is_pdf(file.path):
+        elif (
+            self.settings.elements
+            and extraction.status == FileStatus.OK
+            and is_pdf(file.path)
+            and file.member is None  # the elements pass reads files on disk only
+        ):
             record.elements_state = ElementsState.PENDING
             record.stages.insert(-1, "elements: pending")
             record.element_pages = element_pages(extraction)
@@ -457,10 +481,10 @@ class Indexer:
             setattr(summary, job.kind, getattr(summary, job.kind) + 1)
 
 
-def _task(job: _Job) -> tuple[str, Identity | None, str]:
-    """What a worker reads for `job`; the hash tells a kept pool's reads of other bytes of
-    the same file apart (the worker ignores it)."""
-    return str(job.file.opened_path()), job.file.identity, job.sha
+def _task(job: _Job) -> tuple[str, Identity | None, str, dict[str, object] | None]:
+    """What a worker reads for `job` (a member: in its archive); the hash tells a kept
+    pool's reads of other bytes of the same file apart (the worker ignores it)."""
+    return str(job.file.opened_path()), job.file.identity, job.sha, member_task(job.file)
 
 
 @dataclass

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pdfindex.api import PdfIndex, parse_pages
 from pdfindex.errors import InvalidQuery, PdfIndexError
 from pdfindex.extract.adapters import adapter_name_for
-from pdfindex.indexer.scan import scan_folder
-from pdfindex.models import FileStatus
+from pdfindex.extract.archives import is_archive
+from pdfindex.indexer.scan import DiskFile, scan_folder
+from pdfindex.models import FileRecord, FileStatus
 from pdfindex.names import NAMING
 from pdfindex.tools.budget import cut_text, fit, items_budget, size_of
 from pdfindex.tools.names import find_document, readable, resolve_scope
@@ -37,6 +39,7 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
     disk = {scope.library_path(name): file for name, file in disk.items()}
     skipped = {scope.library_path(name): reason for name, reason in skipped.items()}
     catalog = index.engine.catalog()
+    disk.update(_members(disk, catalog))
     rows = []
     for name, reason in sorted(skipped.items()):  # FIFOs, devices, names not UTF-8
         inside = rel == "." or name == rel or name.startswith(rel.rstrip("/") + "/")
@@ -75,6 +78,20 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
             row["slug"] = record.slug
         rows.append(row)
     return rows
+
+
+def _members(disk: dict[str, DiskFile], catalog: dict[str, FileRecord]) -> dict[str, DiskFile]:
+    """The documents indexed inside the archives on disk (`a.zip/b.pdf`) as the files
+    they are read as: those of an archive unchanged since it was indexed."""
+    found: dict[str, DiskFile] = {}
+    for name, file in disk.items():
+        record = catalog.get(name)
+        if not is_archive(name) or record is None or record.mtime != file.mtime:
+            continue
+        for path, member in catalog.items():
+            if path.startswith(name + "/"):
+                found[path] = replace(file, path=path, size=member.size, mtime=member.mtime)
+    return found
 
 
 def list_searchable_files(

@@ -17,7 +17,14 @@ from pathlib import Path
 
 from pdfindex import deadline
 from pdfindex.api import PdfIndex, parse_pages
-from pdfindex.errors import DocumentNotFound, InvalidQuery, PageOutOfRange, WorkerDied
+from pdfindex.errors import (
+    ArchiveRefused,
+    DocumentNotFound,
+    InvalidQuery,
+    PageOutOfRange,
+    WorkerDied,
+)
+from pdfindex.extract.archives import SCRATCH, Limits, Member, in_archive, member_file
 from pdfindex.paths import open_regular
 from pdfindex.tools.budget import cut_text, items_budget
 from pdfindex.tools.catalog import record_by_slug
@@ -200,7 +207,7 @@ def extract_pdf_page(
     # limit (request_timeout per page asked for, the whole call at most `timeout`).
     limit = deadline.seconds()
     allowed = min(limit * len(set(pages)), index.settings.timeout) if limit else NO_LIMIT
-    with opened(real, index) as fd:
+    with opened(real, index, record.sha256) as fd:
         result = index.isolated.call(
             "pdfindex.convert.pages:convert_pages",
             fd,
@@ -241,7 +248,7 @@ def get_page_image(
         )
     real, _ = index.resolve(record.path)
     try:
-        with opened(real, index) as fd:
+        with opened(real, index, record.sha256) as fd:
             png, used, cached = page_png(index, fd, record.slug, record.sha256, page_number, dpi)
     except (MemoryError, WorkerDied):
         raise InvalidQuery(too_large(record.slug, page_number)) from None
@@ -253,18 +260,33 @@ def get_page_image(
 
 
 @contextmanager
-def opened(real: Path, index: PdfIndex) -> Iterator[int]:
+def opened(real: Path, index: PdfIndex, sha256: str = "") -> Iterator[int]:
     """`real` opened once, safely (a regular file inside the files folder, or the folder
     of another source it is in, not a link or a FIFO put there since it was indexed), as
-    a descriptor a worker process receives."""
+    a descriptor a worker process receives. An archive member (`a.zip/b.pdf`) is read
+    from its archive, within the archive budget, into an anonymous file in the index
+    folder's scratch folder (gone when closed); given `sha256`, only the bytes indexed."""
     folder = index.folder_of(real)
+    inside = in_archive(folder.resolve(), real)
+    target = inside[0] if inside else real
     try:
-        fd = open_regular(real, inside=folder)
+        fd = open_regular(target, inside=folder)
     except OSError as exc:  # gone, or swapped for a link or a FIFO since it was indexed
-        shown = real.relative_to(folder.resolve()).as_posix()
+        shown = target.relative_to(folder.resolve()).as_posix()
         cause = exc.strerror or str(exc)
         raise DocumentNotFound(f"{shown} cannot be read now ({cause})") from None
     try:
-        yield fd
+        if inside is None:
+            yield fd
+            return
+        settings = index.settings
+        member = Member(inside[1], 0, sha256)
+        try:
+            with member_file(
+                fd, member, Limits.of(settings), settings.index_dir / SCRATCH
+            ) as handle:
+                yield handle.fileno()
+        except ArchiveRefused as exc:
+            raise DocumentNotFound(f"{real.name} cannot be read now: {exc}") from None
     finally:
         os.close(fd)

@@ -114,7 +114,7 @@ def element_image(
     x0, top, x1, bottom = element.bbox
     region = (x0 - MARGIN, top - MARGIN, x1 + MARGIN, bottom + MARGIN)
     try:
-        with opened(real, index) as fd:
+        with opened(real, index, document.sha256) as fd:
             png, used = index.isolated.call(
                 "pdfindex.tools.render:region_within_budget",
                 fd,

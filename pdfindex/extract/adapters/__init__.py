@@ -14,6 +14,7 @@ import importlib
 from pathlib import Path
 
 from pdfindex.extract.adapters.base import Adapter
+from pdfindex.extract.archives import ARCHIVE_EXTENSIONS
 
 PDF_ENGINES = ("pdfium", "pdfminer")
 # name -> (module, class, extensions)
@@ -31,6 +32,7 @@ _BY_NAME: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "epub": ("epub", "EpubAdapter", (".epub",)),
     "html": ("htmlpage", "HtmlAdapter", (".html", ".htm", ".xhtml")),
     "image": ("image", "ImageAdapter", (".png", ".jpg", ".jpeg", ".tif", ".tiff")),
+    "archive": ("archive", "ArchiveAdapter", ARCHIVE_EXTENSIONS),
 }
 
 
@@ -56,7 +58,7 @@ def adapter_name_for(path: str | Path, pdf_engine: str) -> str | None:
     if suffix == ".pdf":
         return pdf_engine
     for name, (_module, _cls, extensions) in _BY_NAME.items():
-        if name not in PDF_ENGINES and suffix in extensions:
+        if name not in PDF_ENGINES and str(path).lower().endswith(extensions):
             return name
     return None
 

@@ -41,6 +41,7 @@ class Extraction:
     elements: list[dict] = field(default_factory=list)  # pdfindex.elements.Element dicts
     image_pages: list[int] = field(default_factory=list)  # pages showing a large image
     notes: list[str] = field(default_factory=list)  # what went wrong in enrichment
+    members: list[dict] = field(default_factory=list)  # an archive's: archives.Member dicts
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -55,6 +56,7 @@ class Extraction:
             "elements": self.elements,
             "image_pages": self.image_pages,
             "notes": self.notes,
+            "members": self.members,
             "text_version": TEXT_VERSION,  # the normalize_text rules the texts follow
         }
 
@@ -72,6 +74,7 @@ class Extraction:
             elements=list(data.get("elements") or []),
             image_pages=[int(n) for n in data.get("image_pages") or []],
             notes=list(data.get("notes") or []),
+            members=list(data.get("members") or []),
         )
 
 
