@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pdfindex.config import SETTINGS
+from pdfindex.config.adapters import CustomAdapter
 from pdfindex.errors import EncryptedDocument
 from pdfindex.extract import ocr
-from pdfindex.extract.adapters import adapter_name_for, fallback_for, get_adapter
+from pdfindex.extract.adapters import adapter_name_for, custom_for, fallback_for, get_adapter
 from pdfindex.extract.adapters.base import (
     Extraction,
     normalize_text,
@@ -39,6 +40,8 @@ class ExtractOptions:
     ocr_lang: str = SETTINGS["ocr_lang"].default
     ocr_engine: str = SETTINGS["ocr_engine"].default
     timeout: float = SETTINGS["timeout"].default
+    custom_adapters: tuple[CustomAdapter, ...] = SETTINGS["custom_adapters"].default
+    memory_mb: int = SETTINGS["memory_mb"].default  # a custom adapter's program's cap
 
 
 def describe(exc: BaseException) -> str:
@@ -69,8 +72,16 @@ def extract_file(
         return Extraction(status=FileStatus.FAILED, error=f"refused: {exc}")
     try:
         source = fd_path(fd)
-        extraction = extract_text(source, engine, kind=path)
-        if path.suffix.lower() == ".pdf" and extraction.status in (FileStatus.OK, FileStatus.EMPTY):
+        custom = custom_for(path, options.custom_adapters)
+        if custom is not None:  # a program of the user's (adapters/command.py)
+            from pdfindex.extract.adapters.command import CommandAdapter
+
+            left = max(budget_end - time.monotonic(), 0.1)
+            extraction = CommandAdapter(custom, left, options.memory_mb).extract(source)
+        else:
+            extraction = extract_text(source, engine, kind=path)
+        readable = extraction.status in (FileStatus.OK, FileStatus.EMPTY)
+        if path.suffix.lower() == ".pdf" and readable and custom is None:
             ocr_pages(source, extraction, options, heartbeat or (lambda: None), budget_end)
     finally:
         os.close(fd)
