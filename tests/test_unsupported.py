@@ -20,6 +20,7 @@ from pdfindex.models import FileStatus
 from tests import pdfgen
 from tests.conftest import make_settings
 from tests.mcpclient import InMemory, open_app, text_of
+from tests.waiting import eventually
 
 UNREAD = ("data.xyz", "sub/blob.bin", "Makefile")  # types no adapter reads, nor will
 READS = ", ".join(supported_extensions())
@@ -189,3 +190,15 @@ def test_listed_records_follow_the_folder(tmp_path: Path) -> None:
         assert index.engine.catalog() == {}
     finally:
         index.close()
+
+
+def test_the_watcher_lists_and_unlists_them(tmp_path: Path) -> None:
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "a.txt").write_text("words")
+    with open_app(make_settings(tmp_path, elements=False), watch=True) as app:
+        (files / "new.xyz").write_bytes(b"\x00data")
+        record = eventually(lambda: app.index.engine.record("new.xyz"), "new.xyz listed")
+        assert (record.status, record.error) == (FileStatus.UNSUPPORTED, why("new.xyz"))
+        (files / "new.xyz").unlink()
+        eventually(lambda: app.index.engine.record("new.xyz") is None, "new.xyz unlisted")

@@ -54,6 +54,7 @@ def scan_folder(
         raise ConfigError(f"files folder {files_dir} is not readable")
     base = files_dir.resolve()
     own = {folder.resolve() for folder in leave_out}
+    prefix = os.path.join(base, "")  # what each entry's path starts with
     found: dict[str, DiskFile] = {}
     folders = [base]
 
@@ -82,7 +83,7 @@ def scan_folder(
                     else:
                         skip(entry.path, NOT_UTF8)
                     continue
-                real = Path(entry.path)
+                real = path = Path(entry.path)
                 if entry.is_symlink():
                     real = real.resolve(strict=True)
                     if not real.is_relative_to(base):
@@ -96,10 +97,10 @@ def scan_folder(
             if not _utf8(entry.name):
                 skip(entry.path, NOT_UTF8)
                 continue
-            rel = Path(entry.path).relative_to(base).as_posix()
+            rel = entry.path[len(prefix) :].replace(os.sep, "/")  # every file is listed: no Path
             found[rel] = DiskFile(
                 rel,
-                Path(entry.path),
+                path,
                 stat.st_size,
                 stat.st_mtime,
                 real,

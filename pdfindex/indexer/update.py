@@ -60,6 +60,7 @@ class Indexer:
         self.engine = engine
         self.cache = cache
         self._versions: dict[str, str] = {}
+        self._reads: tuple[str, ...] | None = None  # the extensions read (settings')
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
         self.scope = Scope(settings.source)  # what this folder owns: set by each reindex
         engine.use_source(settings.source)  # a library several folders feed: its own lock
@@ -229,11 +230,12 @@ class Indexer:
 
         `slugs` are the slugs files already have: kept even by a full rebuild."""
         changed: list[tuple[DiskFile, FileRecord | None, str]] = []
-        not_read: list[tuple[DiskFile, FileRecord | None]] = []
+        not_read: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
             record = catalog.get(rel)
-            if self._reason_not_read(rel) is not None:  # listed, never hashed nor read
-                not_read.append((file, record))
+            reason = self._reason_not_read(rel)
+            if reason is not None:  # listed, never hashed nor read
+                not_read.append((file, record, reason))
                 continue
             stale = record is not None and (self._ocr_stale(record) or self._reader_changed(record))
             if record and record.size == file.size and record.mtime == file.mtime and not stale:
@@ -254,8 +256,8 @@ class Indexer:
         gone = {p: r for p, r in catalog.items() if p not in disk}
         gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FileStatus.FAILED}
         taken = set(slugs.values())
-        for file, record in not_read:
-            self._list_unsupported(writer, file, record, slugs, taken, summary)
+        for file, record, reason in not_read:
+            self._list_unsupported(writer, file, record, reason, slugs, taken, summary)
         jobs: list[_Job] = []
         for file, record, sha in changed:
             slug = slugs.get(file.path) or assign_slug(file.path, taken)
@@ -289,7 +291,9 @@ class Indexer:
         s = self.settings
         if adapter_name_for(path, s.extractor, s.custom_adapters) is not None:
             return None
-        return unsupported(path, supported_extensions(s.custom_adapters))
+        if self._reads is None:  # what is read: the same for every file
+            self._reads = supported_extensions(s.custom_adapters)
+        return unsupported(path, self._reads)
 
     def _reader_changed(self, record: FileRecord) -> bool:
         """The file is read by another adapter than when it was indexed: it was of a type
@@ -307,14 +311,14 @@ class Indexer:
         writer: EngineWriter,
         file: DiskFile,
         record: FileRecord | None,
+        reason: str,
         slugs: dict[str, str],
         taken: set[str],
         summary: Summary,
     ) -> None:
         """Give a file no adapter reads its catalog record (status `unsupported`, the
-        reason as its error, no pages), without reading it: listed and followed like any
-        file, so a call naming it answers at once."""
-        reason = self._reason_not_read(file.path)
+        `reason` as its error, no pages), without reading it: listed and followed like
+        any file, so a call naming it answers at once."""
         if record is not None and record.status == FileStatus.UNSUPPORTED:
             if (record.size, record.mtime, record.error) == (file.size, file.mtime, reason):
                 summary.unchanged += 1

@@ -119,7 +119,7 @@ def fuzzy_search(
     file_types: Annotated[
         FileTypes | None,
         Field(
-            description="Only these extensions, e.g. ['pdf', 'md']; default all supported.",
+            description="Only these extensions, e.g. ['pdf', 'md']; default all files.",
             max_length=20,
         ),
     ] = None,

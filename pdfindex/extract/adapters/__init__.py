@@ -50,7 +50,7 @@ def fallback_for(name: str) -> str | None:
 
 def custom_for(path: str | Path, custom: Sequence[CustomAdapter]) -> CustomAdapter | None:
     """The custom adapter that reads this file, if one does (the first declared)."""
-    name = Path(path).name.lower()
+    name = str(path).rpartition("/")[2].lower()  # no Path: it runs for every file listed
     for adapter in custom:
         if name.endswith(adapter.extensions):
             return adapter
@@ -64,7 +64,9 @@ def adapter_name_for(
     chosen = custom_for(path, custom)
     if chosen is not None:
         return chosen.name
-    suffix = Path(path).suffix.lower()
+    name = str(path).rpartition("/")[2]
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""  # Path.suffix's rule
     if suffix == ".pdf":
         return pdf_engine
     for name, (_module, _cls, extensions) in _BY_NAME.items():
