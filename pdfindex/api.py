@@ -495,7 +495,8 @@ class PdfIndex:
 def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
     """What `stats` says of the catalog, once per index generation."""
     records = catalog.values()
-    by_status = dict.fromkeys(FileStatus, 0)  # unsupported: listed, of a type not read
+    # unsupported (listed, of a type not read) only when there are some
+    by_status = {s: 0 for s in FileStatus if s != FileStatus.UNSUPPORTED}
     for record in records:
         by_status[record.status] = by_status.get(record.status, 0) + 1
     elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
