@@ -30,6 +30,7 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
+from pdfindex.extract.adapters import adapter_name_for, check_custom, supported_extensions
 from pdfindex.indexer.sources import Scope, scope_of, split_named
 from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
 from pdfindex.models import ElementsState, ExactMatch, FileRecord, FileStatus, PageHit, Summary
@@ -60,6 +61,7 @@ class PdfIndex:
         refills it while the tools already answer)."""
         self.settings = settings
         check_folders(settings.root, settings.files_dir, settings.index_dir)
+        check_custom(settings.custom_adapters)
         try:
             settings.index_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -385,6 +387,13 @@ class PdfIndex:
         record = names.lookup(self, name.strip())
         if record is not None:
             return record
+        try:
+            real, rel = self.resolve(name.strip())
+            why = self.not_read(rel) if real.is_file() else None
+        except (SourceUnreachable, OSError):
+            why = None
+        if why is not None:  # on disk, never indexed: not "no indexed document"
+            raise PdfIndexError(why)
         close = [r.path for r in names.closest(self, name)]
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise DocumentNotFound(
@@ -392,6 +401,18 @@ class PdfIndex:
             "without extension, or a slug (list_documents or `pdfindex list` shows them)"
             + self.indexing_note()
         )
+
+    def reads(self) -> tuple[str, ...]:
+        """The extensions read here: the adapter registry's and the custom adapters'."""
+        return supported_extensions(self.settings.custom_adapters)
+
+    def not_read(self, rel: str) -> str | None:
+        """Why the file `rel` is never indexed (a type no adapter reads), in the wording
+        of pdfindex.names; None when an adapter reads it."""
+        s = self.settings
+        if adapter_name_for(rel, s.extractor, s.custom_adapters) is not None:
+            return None
+        return names.unsupported(rel, self.reads())
 
     def is_indexed(self, name: str) -> bool:
         """Whether `name` (as find_record takes it) has a catalog record now."""
@@ -474,9 +495,8 @@ class PdfIndex:
 def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
     """What `stats` says of the catalog, once per index generation."""
     records = catalog.values()
-    by_status = {
-        s: 0 for s in (FileStatus.OK, FileStatus.EMPTY, FileStatus.ENCRYPTED, FileStatus.FAILED)
-    }
+    # unsupported (listed, of a type not read) only when there are some
+    by_status = {s: 0 for s in FileStatus if s != FileStatus.UNSUPPORTED}
     for record in records:
         by_status[record.status] = by_status.get(record.status, 0) + 1
     elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
@@ -489,7 +509,7 @@ def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
         "problems": [
             {"path": r.path, "status": r.status, "reason": r.error}
             for r in sorted(records, key=lambda r: r.path)
-            if r.status != FileStatus.OK
+            if r.status not in (FileStatus.OK, FileStatus.UNSUPPORTED)  # counted, not listed
         ],
         "last": max((r.indexed_at for r in records), default=None),
         "ocr": _ocr_counts(records),

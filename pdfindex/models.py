@@ -15,6 +15,7 @@ class FileStatus(StrEnum):
     EMPTY = "empty"  # no text layer
     ENCRYPTED = "encrypted"
     FAILED = "failed"
+    UNSUPPORTED = "unsupported"  # a type no adapter reads: listed, never extracted
 
 
 class ElementsState(StrEnum):
@@ -136,6 +137,7 @@ class Summary:
     failed: int = 0
     unchanged: int = 0
     touched: int = 0
+    unsupported: int = 0  # files of a type no adapter reads, listed anew
     pages: int = 0
     parsed: int = 0
     from_cache: int = 0
@@ -154,7 +156,9 @@ class Summary:
         )
         return (
             f"added {self.added}, updated {self.updated}, moved {self.moved}, "
-            f"removed {self.removed}, failed {self.failed}; {self.pages} pages, "
+            f"removed {self.removed}, failed {self.failed}"
+            + (f", {self.unsupported} of types not read" if self.unsupported else "")
+            + f"; {self.pages} pages, "
             f"{self.parsed} parsed, {self.from_cache} from cache{elements}, "
             f"{self.seconds:.2f} s"
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import chain
 from pathlib import PurePosixPath
 from typing import Protocol, TypeVar
@@ -137,10 +137,21 @@ def close_matches(word: str, possibilities: list[str], n: int, cutoff: float) ->
     return [name for _ratio, name in heapq.nlargest(n, best)]
 
 
+def unsupported(path: str, reads: Iterable[str]) -> str:
+    """Why a file is not read: its type, and the types that are (`reads`: the adapter
+    registry's extensions, custom adapters' included). The catalog record of such a file
+    holds this as its error; a file not listed yet gets it from the tools at once."""
+    suffix = PurePosixPath(path).suffix.lower()
+    kind = f"a {suffix} file" if suffix else "a file without an extension"
+    return f"{path} is {kind}; pdfindex reads: {', '.join(reads)}"
+
+
 def unreadable(record: FileRecord, empty: bool = False) -> str | None:
-    """Why the text of `record` cannot be had: encrypted, or failed when indexed (and,
-    with `empty`, no text layer: nothing to search); None when it can. The one wording
-    every front uses."""
+    """Why the text of `record` cannot be had: a type no adapter reads, encrypted, or
+    failed when indexed (and, with `empty`, no text layer: nothing to search); None when
+    it can. The one wording every front uses."""
+    if record.status == FileStatus.UNSUPPORTED:
+        return record.error or unsupported(record.path, ())
     where = f"'{record.slug}' ({record.path})"
     if record.status == FileStatus.ENCRYPTED:
         return f"{where} is encrypted: {record.error or 'a password is needed'}"

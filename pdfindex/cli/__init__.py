@@ -303,7 +303,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @handle_errors
 def list_documents(ctx: click.Context, as_json: bool) -> None:
     """The indexed documents: path, slug (the name library tools and --doc take), pages,
-    status (ok, empty, encrypted, failed) and the reason of a problem.
+    status (ok, empty, encrypted, failed, unsupported: a type no adapter reads) and the
+    reason of a problem.
 
     \b
     Example:
@@ -482,14 +483,14 @@ def _exact(
     return found
 
 
-def _check_readable(record: FileRecord) -> None:
-    """A search in one document whose text could not be read says why (the wording of
-    pdfindex.names, as the tools'), not 'no occurrence'."""
+def _check_readable(record: FileRecord, doing: str = "searched") -> None:
+    """A search in (or the text of) one document whose text could not be read says why
+    (the wording of pdfindex.names, as the tools'), not 'no occurrence'."""
     from pdfindex.names import unreadable
 
-    why = unreadable(record, empty=True)
+    why = unreadable(record, empty=doing == "searched")
     if why is not None:
-        raise CliError(f"{why}; it cannot be searched")
+        raise CliError(f"{why}; it cannot be {doing}")
 
 
 @main.command()
@@ -506,7 +507,9 @@ def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> 
     Example:
       pdfindex extract getting-started --pages 1-2
     """
-    record, texts = open_index(ctx).page_texts(file, pages)
+    index = open_index(ctx)
+    _check_readable(index.find_record(file), "printed")
+    record, texts = index.page_texts(file, pages)
     if as_json:
         echo_json({"path": record.path, "pages": [{"page": n, "text": t} for n, t in texts]})
         return

@@ -19,6 +19,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple, get_origin, get_type_hints
 
+from pdfindex.config.adapters import CustomAdapter, custom_adapters
 from pdfindex.config.folders import check_index_dir, refuse_pseudo_fs
 from pdfindex.config.masking import without_password
 from pdfindex.errors import ConfigError
@@ -316,6 +317,13 @@ class Settings:
         "The embedding model: a folder holding `model.onnx` and `tokenizer.json` "
         "(relative to the root, or absolute); empty = the bundled all-MiniLM-L6-v2 (int8).",
     )
+    custom_adapters: tuple[CustomAdapter, ...] = setting(  # pdfindex.config.adapters
+        (),
+        "Programs that print a file's text, for more file types: `[[custom_adapters]]` "
+        'tables in pdfindex.toml only (`name`, `extensions`, `command`, `args` with `"$input"`)'
+        '; see the README\'s "Custom adapters". One for an extension a built-in adapter '
+        "reads takes precedence over it.",
+    )
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # name -> origin
 
     @property
@@ -333,6 +341,8 @@ class Settings:
                 value = str(value)
             elif row.kind is dict:
                 value = {k: str(v) for k, v in value.items()}
+            elif row.kind is tuple:  # custom_adapters
+                value = [adapter.as_dict() for adapter in value]
             values[name] = {"value": value, "source": self.sources.get(name)}
         return values
 
@@ -365,6 +375,8 @@ class Setting:
             return "true" if self.default else "false"
         if isinstance(self.default, float):
             return f"{self.default:g}"
+        if self.default == ():
+            return "none"
         return str(self.default)
 
 
@@ -427,6 +439,8 @@ def _convert(row: Setting, raw: Any, source: str) -> Any:
     kind, origin = row.kind, Origin(row.name, raw, source)
     if kind is dict:
         return _folders(raw, source)
+    if kind is tuple:
+        return custom_adapters(raw, source)
     if kind in (int, float) and isinstance(raw, bool):  # TOML's true is no number
         raise origin.refuse(" is not a number")
     if kind is int and isinstance(raw, float) and not raw.is_integer():

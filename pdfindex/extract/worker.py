@@ -13,9 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pdfindex.config import SETTINGS
+from pdfindex.config.adapters import CustomAdapter
 from pdfindex.errors import ArchiveRefused, EncryptedDocument
 from pdfindex.extract import ocr
-from pdfindex.extract.adapters import PDF_ENGINES, adapter_name_for, fallback_for, get_adapter
+from pdfindex.extract.adapters import (
+    PDF_ENGINES,
+    adapter_name_for,
+    custom_for,
+    fallback_for,
+    get_adapter,
+)
 from pdfindex.extract.adapters.base import (
     MAX_TEXT_CHARS,
     Extraction,
@@ -43,6 +50,8 @@ class ExtractOptions:
     timeout: float = SETTINGS["timeout"].default
     scratch: str | None = None  # the index folder's scratch folder (archive members)
     archive_limits: Limits = field(default_factory=Limits)
+    custom_adapters: tuple[CustomAdapter, ...] = SETTINGS["custom_adapters"].default
+    memory_mb: int = SETTINGS["memory_mb"].default  # a custom adapter's program's cap
 
 
 def describe(exc: BaseException) -> str:
@@ -100,6 +109,12 @@ def _extract_open(
 ) -> Extraction:
     """The text of the open file `source` (named `kind`), OCR included for a PDF's scanned
     pages and an image's frames."""
+    custom = custom_for(kind, options.custom_adapters)
+    if custom is not None:  # a program of the user's (adapters/command.py): no OCR
+        from pdfindex.extract.adapters.command import CommandAdapter
+
+        left = max(budget_end - time.monotonic(), 0.1)
+        return CommandAdapter(custom, left, options.memory_mb).extract(source)
     extraction = extract_text(source, engine, kind=kind)
     reader = adapter_name_for(kind, engine)
     if reader in (*PDF_ENGINES, "image") and extraction.status in (

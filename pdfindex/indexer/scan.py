@@ -1,5 +1,6 @@
-"""Which supported files the files folder holds, with the size and mtime that decide
-what to look at again."""
+"""Which files the files folder holds, with the size and mtime that decide what to look
+at again: every file, those no adapter reads too (the indexer lists them as
+`unsupported`, without reading them)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pdfindex.errors import ConfigError
-from pdfindex.extract.adapters import supported_extensions
 from pdfindex.extract.archives import Member
 from pdfindex.paths import NOT_REGULAR, NOT_UTF8, Identity, shown_name
 
@@ -41,9 +41,11 @@ def _utf8(name: str) -> bool:
     return True
 
 
-def scan_folder(files_dir: Path, skipped: dict[str, str] | None = None) -> dict[str, DiskFile]:
-    """Every supported regular file under `files_dir` (hidden files and links leading out
-    skipped).
+def scan_folder(
+    files_dir: Path, skipped: dict[str, str] | None = None, leave_out: tuple[Path, ...] = ()
+) -> dict[str, DiskFile]:
+    """Every regular file under `files_dir` (hidden files, links leading out and the
+    folders in `leave_out`, pdfindex's own log and index folders, skipped).
 
     os.scandir keeps this to one stat per file; only symlinks are resolved. FIFOs, sockets
     and devices (reading them would block) and names that are not UTF-8 (the catalog keys
@@ -54,7 +56,8 @@ def scan_folder(files_dir: Path, skipped: dict[str, str] | None = None) -> dict[
     if not os.access(files_dir, os.R_OK | os.X_OK):
         raise ConfigError(f"files folder {files_dir} is not readable")
     base = files_dir.resolve()
-    extensions = supported_extensions()
+    own = {folder.resolve() for folder in leave_out}
+    prefix = os.path.join(base, "")  # what each entry's path starts with
     found: dict[str, DiskFile] = {}
     folders = [base]
 
@@ -76,14 +79,14 @@ def scan_folder(files_dir: Path, skipped: dict[str, str] | None = None) -> dict[
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
+                    if Path(entry.path) in own:
+                        continue
                     if _utf8(entry.name):
                         folders.append(Path(entry.path))  # linked folders are not followed
                     else:
                         skip(entry.path, NOT_UTF8)
                     continue
-                if not entry.name.lower().endswith(extensions):
-                    continue
-                real = Path(entry.path)
+                real = path = Path(entry.path)
                 if entry.is_symlink():
                     real = real.resolve(strict=True)
                     if not real.is_relative_to(base):
@@ -97,10 +100,10 @@ def scan_folder(files_dir: Path, skipped: dict[str, str] | None = None) -> dict[
             if not _utf8(entry.name):
                 skip(entry.path, NOT_UTF8)
                 continue
-            rel = Path(entry.path).relative_to(base).as_posix()
+            rel = entry.path[len(prefix) :].replace(os.sep, "/")  # every file is listed: no Path
             found[rel] = DiskFile(
                 rel,
-                Path(entry.path),
+                path,
                 stat.st_size,
                 stat.st_mtime,
                 real,

@@ -19,7 +19,12 @@ from pdfindex.config import Settings
 from pdfindex.engine import Engine, EngineWriter
 from pdfindex.errors import SourceTaken
 from pdfindex.extract import ocr
-from pdfindex.extract.adapters import adapter_name_for, get_adapter
+from pdfindex.extract.adapters import (
+    adapter_name_for,
+    custom_for,
+    get_adapter,
+    supported_extensions,
+)
 from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.archives import SCRATCH, Limits
 from pdfindex.extract.cache import ExtractionCache, file_sha256
@@ -40,6 +45,7 @@ from pdfindex.indexer.sources import (
 )
 from pdfindex.memory import release_freed_memory, worker_memory_mb
 from pdfindex.models import ElementRecord, ElementsState, FileRecord, FileStatus, Summary
+from pdfindex.names import unsupported
 from pdfindex.paths import Identity, assign_slug
 from pdfindex.text.index import index_text
 
@@ -56,6 +62,7 @@ class Indexer:
         self.engine = engine
         self.cache = cache
         self._versions: dict[str, str] = {}
+        self._reads: tuple[str, ...] | None = None  # the extensions read (settings')
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
         self.scope = Scope(settings.source)  # what this folder owns: set by each reindex
         self.listed: dict[str, Extraction] = {}  # archives listed this run, by sha256
@@ -86,7 +93,8 @@ class Indexer:
         yield_to = elements_should_stop if self.shared_pool is not None else None
         started = time.monotonic()
         summary = Summary()
-        found = scan_folder(self.settings.files_dir)
+        s = self.settings
+        found = scan_folder(s.files_dir, leave_out=(s.index_dir, s.log_dir))
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
         shared = self.engine.shared  # other folders' records may be there
@@ -228,9 +236,14 @@ class Indexer:
 
         `slugs` are the slugs files already have: kept even by a full rebuild."""
         changed: list[tuple[DiskFile, FileRecord | None, str]] = []
+        not_read: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
             record = catalog.get(rel)
-            stale = record is not None and self.ocr_stale(record)
+            reason = self._reason_not_read(rel)
+            if reason is not None:  # listed, never hashed nor read
+                not_read.append((file, record, reason))
+                continue
+            stale = record is not None and (self.ocr_stale(record) or self._reader_changed(record))
             if record and record.size == file.size and record.mtime == file.mtime and not stale:
                 summary.unchanged += 1
                 continue
@@ -249,6 +262,8 @@ class Indexer:
         gone = {p: r for p, r in catalog.items() if p not in disk}
         gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FileStatus.FAILED}
         taken = set(slugs.values())
+        for file, record, reason in not_read:
+            self._list_unsupported(writer, file, record, reason, slugs, taken, summary)
         jobs: list[_Job] = []
         for file, record, sha in changed:
             slug = slugs.get(file.path) or assign_slug(file.path, taken)
@@ -279,8 +294,69 @@ class Indexer:
     def _sha(self, file: DiskFile) -> str:
         return file_sha256(file.opened_path(), file.identity, self.settings.files_dir)
 
+    def _reason_not_read(self, path: str) -> str | None:
+        """Why no adapter reads `path` ("x.xyz is a .xyz file; pdfindex reads: ..."), or
+        None when one does."""
+        s = self.settings
+        if adapter_name_for(path, s.extractor, s.custom_adapters) is not None:
+            return None
+        if self._reads is None:  # what is read: the same for every file
+            self._reads = supported_extensions(s.custom_adapters)
+        return unsupported(path, self._reads)
+
+    def _reader_changed(self, record: FileRecord) -> bool:
+        """The file is read by another adapter than when it was indexed: it was of a type
+        not read then, or a custom adapter now reads it with another command (or no longer
+        does)."""
+        if record.status == FileStatus.UNSUPPORTED:
+            return True
+        custom = custom_for(record.path, self.settings.custom_adapters)
+        if custom is not None:
+            return record.extractor != custom.version
+        return record.extractor.startswith("custom-")
+
+    def _list_unsupported(
+        self,
+        writer: EngineWriter,
+        file: DiskFile,
+        record: FileRecord | None,
+        reason: str,
+        slugs: dict[str, str],
+        taken: set[str],
+        summary: Summary,
+    ) -> None:
+        """Give a file no adapter reads its catalog record (status `unsupported`, the
+        `reason` as its error, no pages), without reading it: listed and followed like
+        any file, so a call naming it answers at once."""
+        if record is not None and record.status == FileStatus.UNSUPPORTED:
+            if (record.size, record.mtime, record.error) == (file.size, file.mtime, reason):
+                summary.unchanged += 1
+                return
+        slug = slugs.get(file.path) or assign_slug(file.path, taken)
+        taken.add(slug)
+        listed = FileRecord(
+            path=file.path,
+            slug=slug,
+            title=file.path.rsplit("/", 1)[-1],
+            pages=0,
+            size=file.size,
+            mtime=file.mtime,
+            sha256="",
+            status=FileStatus.UNSUPPORTED,
+            error=reason,
+            indexed_at=time.time(),
+            extractor="",
+            stages=["listed (no adapter reads this type)"],
+            page_lines=[],
+        )
+        writer.replace_file(listed, [], [])
+        summary.unsupported += 1
+
     def version_for(self, path: str) -> str:
         """The cache key part naming the adapter that reads `path`, with its version."""
+        custom = custom_for(path, self.settings.custom_adapters)
+        if custom is not None:
+            return custom.version  # its command and args: another command reads again
         name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
         if name not in self._versions:
             self._versions[name] = get_adapter(name).version
@@ -362,6 +438,9 @@ class Indexer:
                         continue
                     job, extraction = item  # type: ignore[misc]
                     outstanding -= 1
+                    custom = custom_for(job.file.path, self.settings.custom_adapters)
+                    if custom is not None:  # the pool's own failures (time, memory) too
+                        extraction.engine = custom.version
                     again = self._recheck(job)
                     if again is None and extraction.status == FileStatus.FAILED:
                         again = job  # now unreadable (e.g. swapped for a link): say why
@@ -426,6 +505,7 @@ class Indexer:
 
     def new_pool(self, workers: int | None = None) -> ExtractionPool:
         s = self.settings
+        memory_mb = worker_memory_mb(s.memory_mb, s.worker_count)
         options = ExtractOptions(
             ocr=s.ocr,
             ocr_lang=s.ocr_lang,
@@ -433,14 +513,10 @@ class Indexer:
             timeout=s.timeout,
             scratch=str(s.index_dir / SCRATCH),
             archive_limits=Limits.of(s),
+            custom_adapters=s.custom_adapters,
+            memory_mb=memory_mb,
         )
-        return ExtractionPool(
-            s.extractor,
-            workers or s.worker_count,
-            s.timeout,
-            worker_memory_mb(s.memory_mb, s.worker_count),
-            options,
-        )
+        return ExtractionPool(s.extractor, workers or s.worker_count, s.timeout, memory_mb, options)
 
     # -- writing -------------------------------------------------------------------
 

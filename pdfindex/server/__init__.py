@@ -81,8 +81,10 @@ def build_server(
 
     @server.resource("adapters://list", mime_type="application/json")
     def adapters_list() -> str:
-        """Which extractor reads which file type, with versions."""
-        return json.dumps({"adapters": describe_adapters(settings.extractor)}, indent=2)
+        """Every adapter: name, description, extensions, binary (the library or program it
+        runs), version and role; custom adapters (pdfindex.toml) first, marked custom."""
+        adapters = describe_adapters(settings.extractor, settings.custom_adapters)
+        return json.dumps({"adapters": adapters}, indent=2)
 
     @server.resource("config://settings", mime_type="application/json")
     def config_settings() -> str:

@@ -119,7 +119,7 @@ def fuzzy_search(
     file_types: Annotated[
         FileTypes | None,
         Field(
-            description="Only these extensions, e.g. ['pdf', 'md']; default all supported.",
+            description="Only these extensions, e.g. ['pdf', 'md']; default all files.",
             max_length=20,
         ),
     ] = None,
@@ -212,8 +212,9 @@ def list_searchable_files(
     offset: Annotated[int, Field(description="Skip this many files (paging).", ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ListSearchableFilesResult:
-    """Files that can be searched: {files: [{path, type, size, adapter, status, pages}]};
-    status is ok, empty, encrypted, failed (with `error`) or pending (not indexed yet)."""
+    """The files in the folder: {files: [{path, type, size, adapter, status, pages}]};
+    status is ok, empty, encrypted, failed (with `error`), pending (not indexed yet) or
+    unsupported (a type no adapter reads; `error` says which types are read)."""
     return files.list_searchable_files(app_of(ctx).index, path, file_types, offset)
 
 

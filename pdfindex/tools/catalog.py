@@ -16,6 +16,7 @@ from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import ElementRecord, FileRecord, FileStatus
+from pdfindex.names import unreadable
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.search.understand import understand
 from pdfindex.tools import names
@@ -219,17 +220,22 @@ def find_document(index: PdfIndex, query: str, limit: int = 5) -> FindDocumentRe
     ranked = process.extract(
         query.lower(), choices, scorer=fuzz.partial_ratio, limit=max(1, min(limit, 50))
     )
-    matches = [
-        {
-            "slug": records[key].slug,
-            "title": records[key].title,
-            "path": records[key].path,
-            "pages": records[key].pages,
+    matches = []
+    for _, score, key in ranked:
+        if score < 60:
+            continue
+        record = records[key]
+        match = {
+            "slug": record.slug,
+            "title": record.title,
+            "path": record.path,
+            "pages": record.pages,
             "score": round(score / 100, 3),
         }
-        for _, score, key in ranked
-        if score >= 60
-    ]
+        why = unreadable(record)
+        if why is not None:  # e.g. a type no adapter reads: said with the name
+            match.update(status=str(record.status), error=why)
+        matches.append(match)
     return {"query": query, "matches": matches, "total": len(matches)}
 
 

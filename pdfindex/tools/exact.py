@@ -35,17 +35,21 @@ def search_pdf(
         )
     with names.file_system(name):
         record = lookup(index, name)  # path, path without extension, or slug
+        there = names.on_disk(index, name) if record is None else None
         result: dict[str, Any] = {
-            "file_exists": record is not None or names.on_disk(index, name) is not None,
+            "file_exists": record is not None or there is not None,
             "query_exists": False,
             "matches": [],
         }
     if not result["file_exists"]:
         return result
-    if record is None:
-        result["error"] = NOT_INDEXED
+    if record is None:  # a type no adapter reads is never indexed: said at once
+        result["error"] = (there and index.not_read(there[1])) or NOT_INDEXED
         return result
     why = unreadable(record, empty=True)
+    if record.status == FileStatus.UNSUPPORTED:
+        result["error"] = why
+        return result
     if why is not None:  # seed 000's words first, then the one wording of the cause
         seed = "No text in PDF" if record.status == FileStatus.EMPTY else "Failed to parse PDF"
         result["error"] = f"{seed}: {why}"

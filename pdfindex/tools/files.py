@@ -29,12 +29,13 @@ def normalize_types(file_types: list[str] | None) -> set[str] | None:
 
 
 def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> list[dict[str, Any]]:
-    """Supported files under `path` (a folder, or one file by any of its names), with
-    their index status."""
+    """The files under `path` (a folder, or one file by any of its names), with their
+    index status: those of a type no adapter reads are `unsupported`, saying why."""
     _, rel = resolve_scope(index, path)
     types = normalize_types(file_types)
     skipped: dict[str, str] = {}
-    disk = scan_folder(index.settings.files_dir, skipped)
+    s = index.settings
+    disk = scan_folder(s.files_dir, skipped, leave_out=(s.index_dir, s.log_dir))
     scope = index.scope()  # this host's files, by library path (`SOURCE/…` when named)
     disk = {scope.library_path(name): file for name, file in disk.items()}
     skipped = {scope.library_path(name): reason for name, reason in skipped.items()}
@@ -59,20 +60,25 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
             )
     for name, file in sorted(disk.items()):
         inside = rel == "." or name == rel or name.startswith(rel.rstrip("/") + "/")
-        suffix = "." + name.rsplit(".", 1)[-1].lower()
+        base = name.rsplit("/", 1)[-1]
+        suffix = "." + base.rsplit(".", 1)[-1].lower() if "." in base else ""
         if not inside or (types is not None and suffix not in types):
             continue
         record = catalog.get(name)
+        adapter = adapter_name_for(name, s.extractor, s.custom_adapters)
         current = record is not None and (record.size, record.mtime) == (file.size, file.mtime)
+        current = current and (adapter is None) == (record.status == FileStatus.UNSUPPORTED)
         row: dict[str, Any] = {
             "path": name,
             "type": suffix.lstrip("."),
             "size": file.size,
-            "adapter": adapter_name_for(name, index.settings.extractor),
+            "adapter": adapter,
             "status": record.status if current and record else PENDING,
             "pages": record.pages if current and record else None,
         }
-        if current and record and record.status not in (FileStatus.OK,):
+        if adapter is None:  # never read: said at once, listed or not yet
+            row.update(status=FileStatus.UNSUPPORTED, pages=0, error=index.not_read(name))
+        elif current and record and record.status not in (FileStatus.OK,):
             row["error"] = record.error
         if current and record:
             row["slug"] = record.slug

@@ -19,7 +19,7 @@ from rapidfuzz.distance import OSA
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.engine import PageCandidates
-from pdfindex.errors import InvalidQuery, SourceUnreachable
+from pdfindex.errors import InvalidQuery, PdfIndexError, SourceUnreachable
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.names import lookup
 from pdfindex.text.words import is_cjk, normalize_query, words, words_regex
@@ -66,8 +66,15 @@ def fuzzy_search(
     scope = _scope(index, path)
     types = normalize_types(file_types)
     result: dict[str, Any] = {"mode": "batch"}
-    if interactive:
-        result["note"] = BATCH_NOTE
+    notes = [BATCH_NOTE] if interactive else []
+    unread = sorted(t for t in types or () if t not in index.reads())
+    if unread:  # the other types are still searched
+        notes.append(
+            f"file_types {', '.join(unread)}: pdfindex reads no such files "
+            f"(it reads: {', '.join(index.reads())})"
+        )
+    if notes:
+        result["note"] = "; ".join(notes)
     if query is None or not query.strip():
         matches = _overview(index, scope, types)
     else:
@@ -78,14 +85,14 @@ def fuzzy_search(
         if cut:
             note = f"{', '.join(cut)}: only the {MAX_SPELLINGS} closest spellings were searched"
             result["note"] = f"{result['note']}; {note}" if "note" in result else note
-    engine = index.settings.extractor
+    engine, custom = index.settings.extractor, index.settings.custom_adapters
     rows = [
         {
             "file": m.file,
             "page": m.page,
             "line_number": m.line_number,
             "content": m.content,
-            "adapter": adapter_name_for(m.file, engine),
+            "adapter": adapter_name_for(m.file, engine, custom),
         }
         for m in matches[offset : offset + max_results]
     ]
@@ -111,7 +118,12 @@ def _scope(index: PdfIndex, path: str) -> str | None:
         return record.path if record else index.library_path(path).rstrip("/") + "/"
     if rel == ".":
         return None
-    return rel if real.is_file() else rel.rstrip("/") + "/"
+    if real.is_file():
+        why = index.not_read(rel)
+        if why is not None:  # nothing of it is indexed, ever: say why, not "no match"
+            raise PdfIndexError(why)
+        return rel
+    return rel.rstrip("/") + "/"
 
 
 def _wanted(path: str, types: set[str] | None) -> bool:

@@ -24,7 +24,6 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
-from pdfindex.extract.adapters import supported_extensions
 from pdfindex.models import FileRecord, FileStatus
 from pdfindex.names import NAMING, closest, lookup, unreadable
 
@@ -58,6 +57,9 @@ def find_document(index: PdfIndex, name: str | None) -> FileRecord:
             return record
         there = on_disk(index, key)
     if there is not None:
+        why = index.not_read(there[1])
+        if why is not None:  # it will never be indexed: say so now, not "retry shortly"
+            raise PdfIndexError(why)
         raise DocumentNotFound(
             f"Document '{key}' is in the files folder but not indexed yet; retry shortly "
             "(get_library_status shows progress)."
@@ -82,9 +84,9 @@ def on_disk(index: PdfIndex, key: str) -> tuple[Path, str] | None:
         real, rel = index.resolve(key)
         if real.is_file():
             return real, rel
-        if rel == "." or PurePosixPath(rel).suffix.lower() in supported_extensions():
+        if rel == "." or PurePosixPath(rel).suffix.lower() in index.reads():
             return None
-        for extension in sorted(supported_extensions(), key=lambda e: e != ".pdf"):
+        for extension in sorted(index.reads(), key=lambda e: e != ".pdf"):
             real, rel = index.resolve(key + extension)
             if real.is_file():
                 return real, rel

@@ -192,11 +192,10 @@ def extract_pdf_page(
     preserve_layout: bool = False,
 ) -> ExtractPdfPageResult:
     """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
-    record = find_document(index, file)
+    record = readable(find_document(index, file))  # a type not read says so first
     real, rel = index.resolve(record.path)
     if not rel.lower().endswith(".pdf"):
         raise InvalidQuery(f"{file!r} is not a PDF; use read_pdf or search_in_file for it")
-    readable(record)
     parse_pages(pages, record.pages)  # clear range errors before any parsing
 
     ocr_texts = None

@@ -309,11 +309,16 @@ class DocumentInfoResult(TypedDict):
 
 @_open
 class DocumentMatch(TypedDict):
+    """A name that matches; `status` and `error` when its text cannot be had (a type no
+    adapter reads, failed, encrypted)."""
+
     slug: str
     title: str
     path: str
     pages: int
     score: float
+    status: NotRequired[str]
+    error: NotRequired[str]
 
 
 @_open

@@ -5,6 +5,7 @@ one by one as documents of their own (`pdfindex.extract.archives`)."""
 from __future__ import annotations
 
 import os
+from importlib import metadata as distributions
 from pathlib import Path
 
 from pdfindex.errors import ArchiveRefused
@@ -31,6 +32,10 @@ class ArchiveAdapter:
     @property
     def version(self) -> str:
         return VERSION
+
+    @property
+    def binary(self) -> str:
+        return f"libarchive-c {distributions.version('libarchive-c')}"
 
     def extract(
         self, path: Path, scratch: Path | None = None, limits: Limits | None = None

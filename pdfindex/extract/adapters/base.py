@@ -87,6 +87,11 @@ class Adapter(Protocol):
     @property
     def version(self) -> str: ...
 
+    @property
+    def binary(self) -> str:
+        """The library or program it runs, as adapters://list shows it."""
+        ...
+
     def extract(self, path: Path) -> Extraction:
         """Return the file's page texts; raise EncryptedDocument or any error on failure."""
         ...

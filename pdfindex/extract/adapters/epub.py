@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import zipfile
+from importlib import metadata as distributions
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -43,6 +44,11 @@ class EpubAdapter:
     @property
     def version(self) -> str:
         return VERSION
+
+    @property
+    def binary(self) -> str:
+        lxml, selectolax = (distributions.version(d) for d in ("lxml", "selectolax"))
+        return f"lxml {lxml}, selectolax {selectolax}"
 
     def extract(self, path: Path) -> Extraction:
         check_zip(path)

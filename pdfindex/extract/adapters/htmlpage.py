@@ -62,6 +62,10 @@ class HtmlAdapter:
     def version(self) -> str:
         return f"selectolax-{distributions.version('selectolax')}"
 
+    @property
+    def binary(self) -> str:
+        return f"selectolax {distributions.version('selectolax')}"
+
     def extract(self, path: Path) -> Extraction:
         check_size(path, MAX_BYTES)
         data = path.read_bytes()

@@ -7,6 +7,7 @@ starts empty, and without OCR the file is `empty`, its frames listed as not read
 from __future__ import annotations
 
 import io
+from importlib import metadata as distributions
 from pathlib import Path
 
 import PIL
@@ -29,6 +30,10 @@ class ImageAdapter:
     @property
     def version(self) -> str:
         return f"pillow-{PIL.__version__}"
+
+    @property
+    def binary(self) -> str:
+        return f"Pillow {distributions.version('pillow')}, then OCR (Tesseract or RapidOCR)"
 
     def extract(self, path: Path) -> Extraction:
         check_size(path, MAX_BYTES)

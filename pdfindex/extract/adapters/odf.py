@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import zipfile
 from collections.abc import Iterator
+from importlib import metadata as distributions
 from pathlib import Path
 
 from pdfindex.extract.adapters.base import Extraction, finish, split_parts
@@ -115,6 +116,10 @@ class OdtAdapter:
     def version(self) -> str:
         return VERSION
 
+    @property
+    def binary(self) -> str:
+        return f"lxml {distributions.version('lxml')}"
+
     def extract(self, path: Path) -> Extraction:
         content, meta = _read(path)
         bodies = list(content.iter(f"{{{_NS_OFFICE}}}body")) or [content]  # type: ignore[attr-defined]
@@ -132,6 +137,10 @@ class OdsAdapter:
     @property
     def version(self) -> str:
         return VERSION
+
+    @property
+    def binary(self) -> str:
+        return f"lxml {distributions.version('lxml')}"
 
     def extract(self, path: Path) -> Extraction:
         content, meta = _read(path)

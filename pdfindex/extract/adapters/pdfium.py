@@ -29,6 +29,10 @@ class PdfiumAdapter:
     def version(self) -> str:
         return f"pypdfium2-{pdfium.PYPDFIUM_INFO.version}"
 
+    @property
+    def binary(self) -> str:
+        return f"pypdfium2 {pdfium.PYPDFIUM_INFO.version}"
+
     def extract(self, path: Path) -> Extraction:
         pdf = _open(path)
         try:

@@ -75,6 +75,10 @@ class PdfminerAdapter:
     def version(self) -> str:
         return f"pdfminer.six-{package_version('pdfminer.six')}"
 
+    @property
+    def binary(self) -> str:
+        return f"pdfminer.six {package_version('pdfminer.six')}"
+
     def extract(self, path: Path) -> Extraction:
         with open(path, "rb") as handle:
             document = _open_document(handle)

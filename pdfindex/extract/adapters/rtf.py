@@ -23,6 +23,10 @@ class RtfAdapter:
     def version(self) -> str:
         return f"striprtf-{distributions.version('striprtf')}"
 
+    @property
+    def binary(self) -> str:
+        return f"striprtf {distributions.version('striprtf')}"
+
     def extract(self, path: Path) -> Extraction:
         check_size(path, MAX_BYTES)
         data = path.read_bytes()

@@ -31,6 +31,10 @@ class SheetsAdapter:
     def version(self) -> str:
         return f"openpyxl-{distributions.version('openpyxl')}"
 
+    @property
+    def binary(self) -> str:
+        return f"openpyxl {distributions.version('openpyxl')}"
+
     def extract(self, path: Path) -> Extraction:
         check_zip(path)
         with path.open("rb") as stream:  # a stream: openpyxl judges a path by its extension

@@ -26,6 +26,10 @@ class SlidesAdapter:
     def version(self) -> str:
         return f"python-pptx-{distributions.version('python-pptx')}"
 
+    @property
+    def binary(self) -> str:
+        return f"python-pptx {distributions.version('python-pptx')}"
+
     def extract(self, path: Path) -> Extraction:
         import pptx  # here, not at import: the indexing process only asks the version
 

@@ -22,6 +22,10 @@ class TextAdapter:
     def version(self) -> str:
         return f"{self.name}-1"
 
+    @property
+    def binary(self) -> str:
+        return "python (built-in)"
+
     def extract(self, path: Path) -> Extraction:
         size = path.stat().st_size
         if size > _MAX_BYTES:

@@ -28,6 +28,10 @@ class WordAdapter:
     def version(self) -> str:
         return f"python-docx-{distributions.version('python-docx')}"
 
+    @property
+    def binary(self) -> str:
+        return f"python-docx {distributions.version('python-docx')}"
+
     def extract(self, path: Path) -> Extraction:
         import docx  # here, not at import: the indexing process only asks the version
 
