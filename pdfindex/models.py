@@ -157,7 +157,7 @@ class Summary:
         return (
             f"added {self.added}, updated {self.updated}, moved {self.moved}, "
             f"removed {self.removed}, failed {self.failed}"
-            + (f", {self.unsupported} of types not read" if self.unsupported else "")
+            + (f", {self.unsupported} of a type not read" if self.unsupported else "")
             + f"; {self.pages} pages, "
             f"{self.parsed} parsed, {self.from_cache} from cache{elements}, "
             f"{self.seconds:.2f} s"
