@@ -89,7 +89,7 @@ def folder_names(raw: Any, source: str, check_name: Callable[[str, str], None]) 
         if not isinstance(folder, str) or not folder.strip():
             raise ConfigError(f"folders from {source}: {folder!r} is not a folder")
         if name is None:
-            name = _unique(_base_name(folder), named)
+            name = unique_name(base_name(folder), named)
         elif name in named:
             raise ConfigError(f"folders from {source}: the name {name!r} is given twice")
         check_name(name, f"folders from {source}")
@@ -106,13 +106,13 @@ def _named(entry: str) -> tuple[str | None, str]:
     return (match.group(1), match.group(2)) if match else (None, entry)
 
 
-def _base_name(folder: str) -> str:
+def base_name(folder: str) -> str:
     """A source name from a folder's base name: `~/My Papers/` -> `my_papers`."""
     base = Path(os.path.expanduser(folder.rstrip("/\\"))).name.lower()
     return re.sub(r"[^a-z0-9_-]+", "_", base).strip("_") or "folder"
 
 
-def _unique(name: str, taken: dict[str, str]) -> str:
+def unique_name(name: str, taken: dict[str, str]) -> str:
     if name not in taken:
         return name
     n = 2
