@@ -7,13 +7,13 @@ get_library_status; a client without the capability is never asked."""
 from __future__ import annotations
 
 import logging
-import warnings
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import anyio
 from mcp.server.mcpserver import Context
-from mcp.types import ClientCapabilities, RootsCapability
+from mcp.shared.message import ServerMessageMetadata
+from mcp.types import ClientCapabilities, ListRootsRequest, ListRootsResult, RootsCapability
 
 from pdfindex.config.folders import base_name, refuse_pseudo_fs, unique_name
 from pdfindex.errors import ConfigError
@@ -38,13 +38,18 @@ async def refresh(ctx: Context | None, again: bool = False) -> None:
     if known.session is session and not again:
         return
     known.session = session
-    if not session.check_client_capability(ClientCapabilities(roots=RootsCapability())):
+    declared = session.check_client_capability(ClientCapabilities(roots=RootsCapability()))
+    if not declared or not session.can_send_request:  # (a modern per-request transport)
         known.roots = None
         return
-    with anyio.move_on_after(ASK_SECONDS), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the SDK marks roots deprecated in a later protocol
+    # Asked on this call's own channel: the one a transport without a standing
+    # back-channel (in-memory, HTTP) still has.
+    scoped = ServerMessageMetadata(related_request_id=ctx.request_context.request_id)
+    with anyio.move_on_after(ASK_SECONDS):
         try:
-            listed = await session.list_roots()
+            listed = await session.send_request(
+                ListRootsRequest(), ListRootsResult, metadata=scoped
+            )
         except Exception as exc:  # a client that declared roots but fails the request
             log.warning("the client's roots could not be listed: %s", exc)
             return
