@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import posixpath
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pdfindex.config import Settings
 from pdfindex.engine import Engine
 from pdfindex.errors import PathOutsideFiles
+from pdfindex.indexer.scan import DiskFile, scan_folder
 from pdfindex.paths import resolve_inside
 
 UNNAMED = ""  # the source of a root without a source name
@@ -77,6 +78,15 @@ class Scope:
         head, sep, _ = path.partition("/")
         named = head == self.source or head in self.others or head in self.folders
         return head if sep and named else UNNAMED
+
+
+def scan_folders(folders: dict[str, Path], leave_out: tuple[Path, ...]) -> dict[str, DiskFile]:
+    """The files of the `folders` setting's folders, by library path (`NAME/path`)."""
+    return {
+        f"{name}/{rel}": replace(file, path=f"{name}/{rel}")
+        for name, folder in folders.items()
+        for rel, file in scan_folder(folder, leave_out=leave_out).items()
+    }
 
 
 def place(path: str, scope: Scope, files_dir: Path, folders: dict[str, Path]) -> tuple[Path, str]:

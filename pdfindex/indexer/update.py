@@ -42,6 +42,7 @@ from pdfindex.indexer.sources import (
     Scope,
     host_name,
     place,
+    scan_folders,
     scope_of,
     sources_of,
 )
@@ -103,11 +104,7 @@ class Indexer:
         s = self.settings
         found = scan_folder(s.files_dir, leave_out=(s.index_dir, s.log_dir))
         folders = dict(self.folders)
-        extra = {
-            f"{name}/{rel}": replace(file, path=f"{name}/{rel}")
-            for name, folder in folders.items()
-            for rel, file in scan_folder(folder, leave_out=(s.index_dir, s.log_dir)).items()
-        }
+        extra = scan_folders(folders, leave_out=(s.index_dir, s.log_dir))
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
         shared = self.engine.shared  # other folders' records may be there
@@ -318,8 +315,7 @@ class Indexer:
         return place(path, self.scope, self.settings.files_dir, self.folders)[0]
 
     def _keep_title(self, writer: EngineWriter, record: FileRecord) -> None:
-        """Give an unchanged record the title process_document gave its file."""
-        title = self.titles.get(record.path)
+        title = self.titles.get(record.path)  # process_document's, for an unchanged file
         if title is not None and record.title != title:
             record.title = title
             writer.replace_record(record)
