@@ -31,10 +31,16 @@ from pdfindex.errors import (
     SourceUnreachable,
 )
 from pdfindex.extract.adapters import adapter_name_for, check_custom, supported_extensions
-from pdfindex.indexer.sources import Scope, scope_of, split_named
+from pdfindex.indexer.sources import (
+    Scope,
+    folder_figures,
+    root_relative,
+    scope_of,
+    split_named,
+)
 from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
 from pdfindex.models import ElementsState, ExactMatch, FileRecord, FileStatus, PageHit, Summary
-from pdfindex.paths import check_folders, relative_posix, resolve_inside
+from pdfindex.paths import check_extra_folders, check_folders, relative_posix, resolve_inside
 from pdfindex.query import Node
 from pdfindex.search.exact import MAX_LIMIT, exact_search
 from pdfindex.search.ranked import ranked_pages, ranked_search
@@ -61,6 +67,7 @@ class PdfIndex:
         refills it while the tools already answer)."""
         self.settings = settings
         check_folders(settings.root, settings.files_dir, settings.index_dir)
+        check_extra_folders(settings.files_dir, settings.index_dir, settings.folders)
         check_custom(settings.custom_adapters)
         try:
             settings.index_dir.mkdir(parents=True, exist_ok=True)
@@ -267,6 +274,7 @@ class PdfIndex:
                 time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(last)) if last else None
             ),
             "files_dir": str(self.settings.files_dir),
+            "folders": self.folder_figures(figures["by_folder"]),
             "index_dir": str(self.settings.index_dir),
             # postgres: the index is in the database; index_dir keeps the extraction cache
             "database": (
@@ -344,23 +352,39 @@ class PdfIndex:
         another source's folder to be reachable)."""
         return self._place(user_path)[1]
 
+    @property
+    def folders(self) -> dict[str, Path]:
+        """The folders beside the files folder that this process indexes, by source name:
+        the `folders` setting's, and the client's roots once serve adds them."""
+        return self._indexer.folders if self._indexer is not None else self.settings.folders
+
     def scope(self) -> Scope:
         """This folder's source in the library, and the library's other named sources."""
-        return scope_of(self.settings.source, self.engine, set(self.settings.source_folders))
+        also = set(self.settings.source_folders)
+        return scope_of(self.settings.source, self.engine, also, set(self.folders))
 
     def folder_of(self, real: Path) -> Path:
         """The files folder or source folder holding the real path `real`."""
-        for folder in (self.settings.files_dir, *self.settings.source_folders.values()):
+        others = (*self.folders.values(), *self.settings.source_folders.values())
+        for folder in (self.settings.files_dir, *others):
             if real.is_relative_to(folder.resolve()):
                 return folder
         return self.settings.files_dir
 
+    def folder_figures(self, by_folder: dict[str, tuple[int, int]]) -> list[dict[str, Any]]:
+        """Each folder this process indexes, with its documents and pages."""
+        return folder_figures(self.settings, self.folders, self.scope(), by_folder)
+
     def _place(self, user_path: str) -> tuple[Path | None, str]:
         """(real path or None where its source's folder is unknown here, library path)."""
-        files, folders = self.settings.files_dir, self.settings.source_folders
+        files = self.settings.files_dir
+        folders = {**self.settings.source_folders, **self.folders}
         scope = self.scope()
+        user_path = root_relative(self.settings, self.folders, user_path) or user_path
         if isinstance(user_path, str) and not user_path.startswith(("/", "~")):
-            named = set(scope.others) | ({scope.source} if scope.source else set())
+            named = (
+                set(scope.others) | set(scope.folders) | ({scope.source} if scope.source else set())
+            )
             split = split_named(user_path, named)  # 'hostb/a.pdf': source hostb's a.pdf
             if split is not None:
                 source, inside = split
@@ -502,7 +526,14 @@ def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
     elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
     for record in records:  # a kind in the order its first count above zero came
         elements.update({kind: n for kind, n in record.elements.items() if n > 0})
+    by_folder: dict[str, tuple[int, int]] = {}
+    for record in records:  # documents and pages by first path part: folders' sources
+        head = record.path.partition("/")[0] if "/" in record.path else ""
+        counted = record.pages if record.status in (FileStatus.OK, FileStatus.EMPTY) else 0
+        documents, pages = by_folder.get(head, (0, 0))
+        by_folder[head] = (documents + 1, pages + counted)
     return {
+        "by_folder": by_folder,
         "documents": len(catalog),
         "pages": sum(r.pages for r in records if r.status in (FileStatus.OK, FileStatus.EMPTY)),
         "by_status": by_status,

@@ -51,6 +51,34 @@ def check_folders(root: Path, files_dir: Path, index_dir: Path) -> None:
         )
 
 
+def check_extra_folders(files_dir: Path, index_dir: Path, folders: dict[str, Path]) -> None:
+    """Refuse a folder of the `folders` setting that is missing, overlaps the files
+    folder, another of them or the index, or whose name is a sub-folder of the files
+    folder (both would be `NAME/...`): one clear line at start-up, never two documents
+    under one name."""
+    taken = {"the files folder": files_dir.resolve(), "the index folder": index_dir.resolve()}
+    for name, folder in folders.items():
+        if not folder.is_dir():
+            raise ConfigError(
+                f"folder {folder} (folders: {name}) does not exist or is not a folder"
+            )
+        real = folder.resolve()
+        for what, other in taken.items():
+            if real.is_relative_to(other) or other.is_relative_to(real):
+                raise ConfigError(
+                    f"folder {folder} (folders: {name}) overlaps {what} {other}: give folders "
+                    "that hold each document once"
+                )
+        if (files_dir / name).exists():
+            raise ConfigError(
+                f"the files folder {files_dir} has an entry {name!r}, the name of folder "
+                f"{folder} (folders): its documents would be {name}/... too; name that "
+                f'folder otherwise (folders = {{{name}2 = "{folder}"}} or --folder '
+                f"{name}2={folder})"
+            )
+        taken[f"folder {name}"] = real
+
+
 def relative_posix(files_dir: Path, path: Path) -> str:
     """The catalog key of a file: its posix path under the files folder."""
     return PurePosixPath(path.resolve().relative_to(files_dir.resolve())).as_posix()

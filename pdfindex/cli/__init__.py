@@ -276,6 +276,8 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"cache size:  {info['cache_bytes'] / 1e6:.1f} MB")
     click.echo(f"last update: {info['last_update'] or 'never'}")
     click.echo(f"files:       {info['files_dir']}")
+    for folder in info["folders"][1:]:  # the `folders` setting's: NAME/... documents
+        click.echo(f"folder:      {folder['name']} = {folder['path']} ({_counts(folder)})")
     if info["database"]:
         click.echo(f"index:       {info['database']} ({info['engine']} engine)")
         if info["read_database"]:
@@ -312,8 +314,13 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
     """
     index = open_index(ctx)
     records = index.documents()
+    folders = index.folders
     if as_json:
-        echo_json([_document_row(r) for r in records])
+        rows = [_document_row(r) for r in records]
+        for row in rows if folders else ():  # which folder: its first path part's
+            head = row["path"].partition("/")[0]
+            row["folder"] = head if head in folders and "/" in row["path"] else ""
+        echo_json(rows)
     else:
         width = max((len(r.path) for r in records), default=4)
         slug_width = max((len(r.slug) for r in records), default=4)
@@ -321,8 +328,14 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
             reason = f"  {r.error}" if r.error and r.status != FileStatus.OK else ""
             row = f"{r.path:<{width}}  {r.slug:<{slug_width}}  {r.pages:>5}  {r.status}"
             click.echo(row + reason)
+        for name, folder in folders.items():
+            click.echo(f"folder {name}/: {folder}", err=True)
     if not records:
         click.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
+
+
+def _counts(folder: dict[str, Any]) -> str:
+    return f"{folder['documents']} documents, {folder['pages']} pages"
 
 
 def _document_row(record: FileRecord) -> dict[str, Any]:

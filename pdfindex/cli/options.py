@@ -37,7 +37,7 @@ CommandFn = Callable[..., Any]
 
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """Collect shared options given before or after the command name."""
-    if value is not None:
+    if value is not None and value != ():  # () : a repeatable flag not given
         ctx.find_root().meta.setdefault(_FLAGS, {})[param.name] = value
     return value
 
@@ -70,7 +70,9 @@ def setting_options(command: str) -> Callable[[CommandFn], CommandFn]:
         for row in reversed(rows):
             fn = click.option(
                 row.option,
+                row.name,
                 type=_option_type(row),
+                multiple=row.kind is dict,  # folders: --folder once per folder
                 help=_option_help(row),
                 expose_value=False,
                 callback=_remember,

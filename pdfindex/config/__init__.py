@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, get_origin, get_type_hints
 
 from pdfindex.config.adapters import CustomAdapter, custom_adapters
-from pdfindex.config.folders import check_index_dir, refuse_pseudo_fs
+from pdfindex.config.folders import check_index_dir, folder_names, refuse_pseudo_fs
 from pdfindex.config.masking import without_password
 from pdfindex.errors import ConfigError
 
@@ -97,12 +97,15 @@ def setting(
     choices: tuple[str, ...] = (),
     checks: tuple[Check, ...] = (),
     secret: bool = False,
+    option: str = "",
 ) -> Any:
     """A Settings field: its `default` and `help` (the CLI's and the README's), `flag`
     (EVERY_COMMAND or the one command taking `--name`; '' none), `env` (PDFINDEX_NAME
     unless given), the `choices` and `checks` every value passes whatever its source,
-    and `secret`: it may hold a password (shown masked, kept out of repr)."""
+    `secret`: it may hold a password (shown masked, kept out of repr), and `option`: the
+    flag's name when it is not `--name` (a table's flag is given once per entry)."""
     meta = dict(help=help, flag=flag, env=env, choices=choices, checks=checks, secret=secret)
+    meta["option_name"] = option
     if isinstance(default, dict):
         return field(default_factory=dict, hash=False, metadata=meta)
     return field(default=default, repr=not secret, metadata=meta)
@@ -164,6 +167,33 @@ class Settings:
         "Where other sources' files are reachable from this host (a shared drive), for "
         'the tools that need the PDF itself: `{hostb = "/mnt/hostb/files"}` in '
         "pdfindex.toml, `hostb=/mnt/hostb/files,hostc=...` in the environment.",
+    )
+    folders: dict[str, Path] = setting(  # pdfindex.indexer.sources: each one a source
+        {},
+        "More folders of documents, beside the files folder, in the same library: "
+        '`folders = ["~/papers", "~/books"]` (each named by its base name, made unique) or '
+        '`{books = "~/books"}` in pdfindex.toml, `--folder` once per folder (`NAME=PATH` '
+        "names one), folders separated by `:` in the environment. A document of one is "
+        '`NAME/path`; see the README\'s "Several folders".',
+        flag=EVERY_COMMAND,
+        option="--folder",
+    )
+    import_outside: bool = setting(
+        False,
+        "`process_document` on a file outside every folder copies that one file (at most "
+        "`import_mb`) into the files folder's `imported/` and indexes it there; off: it "
+        "refuses, naming the `folders` setting.",
+    )
+    import_mb: int = setting(
+        200,
+        "Largest file `process_document` copies in with `import_outside` (MB).",
+        checks=(POSITIVE,),
+    )
+    index_client_roots: bool = setting(
+        False,
+        "Index the folders the MCP client declares as its roots, as more `folders` "
+        "(`serve` only; each named as a folder of `folders` is).",
+        flag="serve",
     )
     read_url: str = setting(
         "",
@@ -360,11 +390,12 @@ class Setting:
     choices: tuple[str, ...]
     checks: tuple[Check, ...]
     secret: bool
+    option_name: str = ""  # the flag's name, when it is not --name
 
     @property
     def option(self) -> str:
         """The command-line flag's name (whether it has one or not)."""
-        return "--" + self.name.replace("_", "-")
+        return self.option_name or "--" + self.name.replace("_", "-")
 
     @property
     def shown_default(self) -> str:
@@ -437,6 +468,8 @@ def check_source_name(name: str, origin: str) -> None:
 def _convert(row: Setting, raw: Any, source: str) -> Any:
     """`raw` as the setting's type, checked (its choices and checks)."""
     kind, origin = row.kind, Origin(row.name, raw, source)
+    if row.name == "folders":
+        return folder_names(raw, source, check_source_name)
     if kind is dict:
         return _folders(raw, source)
     if kind is tuple:
@@ -499,12 +532,20 @@ def load_settings(
         value = _convert(row, raw, source)
         if row.kind is Path:
             value = (root_path / Path(value).expanduser()).resolve()
-        elif row.kind is dict:  # source_folders: folders too
+        elif row.kind is dict:  # source_folders and folders: folders too
             value = {k: (root_path / Path(v).expanduser()).resolve() for k, v in value.items()}
         values[name] = value
         sources[name] = source
     check_index_dir(values["index_dir"], sources["index_dir"])
     refuse_pseudo_fs("log_dir", values["log_dir"], sources["log_dir"])
+    for name, folder in values["folders"].items():
+        refuse_pseudo_fs(f"folders.{name}", folder, sources["folders"])
+        if name == values["source"] or name in values["source_folders"]:
+            raise ConfigError(
+                f"folders from {sources['folders']}: the name {name!r} of {folder} is also a "
+                "source name (source, source_folders); name the folder otherwise "
+                f'(folders = {{other = "{folder}"}})'
+            )
     return Settings(root=root_path, sources=sources, **values)
 
 

@@ -4,7 +4,10 @@ a traceback at the first write."""
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pdfindex.errors import ConfigError
 
@@ -63,3 +66,56 @@ def _mount_type(folder: Path) -> str | None:
         if folder.is_relative_to(point) and (best is None or len(point) >= best[0]):
             best = (len(point), kind)
     return best[1] if best else None
+
+
+def folder_names(raw: Any, source: str, check_name: Callable[[str, str], None]) -> dict[str, str]:
+    """The `folders` setting as {source name: folder as given}: a TOML table names each
+    folder; a list (TOML, `--folder` repeated, or the environment's `os.pathsep`-separated
+    text) names each by its base name, made unique (`papers`, `papers-2`), unless an entry
+    is written `NAME=PATH`. Names become the first part of documents' paths."""
+    if isinstance(raw, str):
+        raw = [part for part in raw.split(os.pathsep) if part.strip()]
+    if isinstance(raw, dict):
+        pairs = [(name, folder) for name, folder in raw.items()]
+    elif isinstance(raw, (list, tuple)) and all(isinstance(entry, str) for entry in raw):
+        pairs = [_named(entry.strip()) for entry in raw]
+    else:
+        raise ConfigError(
+            f"folders from {source}: a list of folders or a table of name = folder, e.g. "
+            'folders = ["~/papers", "~/books"]'
+        )
+    named: dict[str, str] = {}
+    for name, folder in pairs:
+        if not isinstance(folder, str) or not folder.strip():
+            raise ConfigError(f"folders from {source}: {folder!r} is not a folder")
+        if name is None:
+            name = unique_name(base_name(folder), named)
+        elif name in named:
+            raise ConfigError(f"folders from {source}: the name {name!r} is given twice")
+        check_name(name, f"folders from {source}")
+        named[name] = folder.strip()
+    return named
+
+
+_NAMED = re.compile(r"([a-z0-9_-]+)=(.+)")
+
+
+def _named(entry: str) -> tuple[str | None, str]:
+    """(NAME, PATH) of `NAME=PATH`; (None, entry) for a plain folder."""
+    match = _NAMED.fullmatch(entry)
+    return (match.group(1), match.group(2)) if match else (None, entry)
+
+
+def base_name(folder: str) -> str:
+    """A source name from a folder's base name: `~/My Papers/` -> `my_papers`."""
+    base = Path(os.path.expanduser(folder.rstrip("/\\"))).name.lower()
+    return re.sub(r"[^a-z0-9_-]+", "_", base).strip("_") or "folder"
+
+
+def unique_name(name: str, taken: dict[str, str]) -> str:
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name}-{n}" in taken:
+        n += 1
+    return f"{name}-{n}"

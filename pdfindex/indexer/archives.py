@@ -44,7 +44,7 @@ def expand_archives(
                 expanded[r.path] = _member_file(file, r.path, Member((), r.size, r.sha256))
             continue
         try:
-            sha = file_sha256(file.opened_path(), file.identity, indexer.settings.files_dir)
+            sha = file_sha256(file.opened_path(), file.identity, indexer.base_of(file.path))
         except OSError:
             continue  # unreadable now: the planner says so for the archive itself
         listing = indexer.cache.get(sha, indexer.version_for(file.path))

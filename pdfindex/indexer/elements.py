@@ -22,7 +22,7 @@ from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.cache import ExtractionCache
 from pdfindex.indexer.pool import ELEMENTS, TICK, ExtractionPool
 from pdfindex.indexer.progress import ELEMENTS_STAGE, TICK_SECONDS, PassProgress, Progress
-from pdfindex.indexer.sources import Scope
+from pdfindex.indexer.sources import Scope, place
 from pdfindex.models import ElementsState, FileRecord, FileStatus, Summary
 from pdfindex.paths import Identity, open_regular
 
@@ -46,8 +46,10 @@ class ElementsPass:
         cache: ExtractionCache,
         scope: Scope,
         pool: Callable[[int], AbstractContextManager[ExtractionPool]],
+        folders: dict[str, Path] | None = None,
     ) -> None:
         self.settings, self.engine, self.cache, self.scope = settings, engine, cache, scope
+        self.folders = settings.folders if folders is None else folders  # `folders`' sources
         self._pool = pool
 
     def run(
@@ -94,7 +96,7 @@ class ElementsPass:
         files = self.settings.files_dir
         tasks = []
         for record, pages in jobs:
-            checked = _checked(files, record, self.scope.local(record.path) or record.path)
+            checked = _checked(*place(record.path, self.scope, files, self.folders), record)
             if isinstance(checked, str):  # changed or replaced since its text was indexed
                 yield record, Extraction(status=FileStatus.FAILED, error=f"elements: {checked}")
             else:
@@ -107,7 +109,8 @@ class ElementsPass:
                     yield item  # type: ignore[misc]  # the pass checks its stops
                     continue
                 record, found = item  # type: ignore[misc]
-                local = files / (self.scope.local(record.path) or record.path)
+                folder, rel = place(record.path, self.scope, files, self.folders)
+                local = folder / rel
                 if found.status != FileStatus.FAILED and _unchanged(local, record):
                     self.cache.put(record.sha256, elements_key(), found)
                 yield record, found
@@ -156,7 +159,7 @@ class ElementsPass:
         summary.elements_found += len(found.elements)
 
 
-def _checked(files_dir: Path, record: FileRecord, rel: str) -> tuple[Path, Identity] | str:
+def _checked(files_dir: Path, rel: str, record: FileRecord) -> tuple[Path, Identity] | str:
     """The real path and (st_dev, st_ino) of the file `record` describes (at `rel` under
     the files folder), for the workers
     to read only that file; or why not: it left the folder, is no regular file, or changed

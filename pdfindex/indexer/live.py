@@ -107,9 +107,23 @@ class LiveIndex:
             return
         observer = Observer()
         observer.schedule(_ChangeRecorder(self.notify), str(folder), recursive=True)
+        for extra in self.indexer.folders.values():  # the `folders` setting's, each too
+            if _identity(extra) is not None:
+                observer.schedule(_ChangeRecorder(self.notify), str(extra), recursive=True)
         observer.daemon = True
         observer.start()
         self._observer = observer
+
+    def add_folders(self, folders: dict[str, Path]) -> None:
+        """Index and follow more folders from now on (the client's roots), each a source
+        as the `folders` setting's are: the observer follows them and a scan runs."""
+        new = {name: f for name, f in folders.items() if name not in self.indexer.folders}
+        if not new:
+            return
+        self.indexer.folders.update(new)
+        if self.watch:
+            self._watch_folder()
+        self.notify()
 
     def _stop_observer(self) -> None:
         if self._observer is not None:

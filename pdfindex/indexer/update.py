@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import cast
 
 from pdfindex.config import Settings
@@ -40,9 +41,12 @@ from pdfindex.indexer.sources import (
     Feeder,
     Scope,
     host_name,
+    place,
+    scan_folders,
     scope_of,
     sources_of,
 )
+from pdfindex.indexer.titles import Titles
 from pdfindex.memory import release_freed_memory, worker_memory_mb
 from pdfindex.models import ElementRecord, ElementsState, FileRecord, FileStatus, Summary
 from pdfindex.names import unsupported
@@ -64,8 +68,12 @@ class Indexer:
         self._versions: dict[str, str] = {}
         self._reads: tuple[str, ...] | None = None  # the extensions read (settings')
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
-        self.scope = Scope(settings.source)  # what this folder owns: set by each reindex
+        self.scope = Scope(settings.source, folders=frozenset(settings.folders))  # per reindex
         self.listed: dict[str, Extraction] = {}  # archives listed this run, by sha256
+        # The `folders` setting's folders, each a source this process feeds (serve adds
+        # the client's roots with index_client_roots).
+        self.folders: dict[str, Path] = dict(settings.folders)
+        self.titles = Titles(settings.index_dir)  # titles given by process_document
         engine.use_source(settings.source)  # a library several folders feed: its own lock
 
     def reindex(
@@ -95,6 +103,8 @@ class Indexer:
         summary = Summary()
         s = self.settings
         found = scan_folder(s.files_dir, leave_out=(s.index_dir, s.log_dir))
+        folders = dict(self.folders)
+        extra = scan_folders(folders, leave_out=(s.index_dir, s.log_dir))
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
         shared = self.engine.shared  # other folders' records may be there
@@ -103,8 +113,8 @@ class Indexer:
             with self.engine.writer(timeout=timeout, clear=full and not shared) as writer:
                 # Read the catalog only once we hold the lock, so no other writer races us.
                 renamed = self._claim(writer, take_over_source)
-                scope = self.scope = scope_of(self.settings.source, self.engine)
-                disk = self._owned(found, scope)
+                scope = self.scope = scope_of(s.source, self.engine, folders=set(folders))
+                disk = self._owned(found, scope) | extra
                 library = self.engine.catalog()
                 # A folder given a source name takes its unnamed records along: they leave
                 # as moves (same bytes) to their `SOURCE/` paths.
@@ -140,7 +150,7 @@ class Indexer:
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
             elements = ElementsPass(
-                self.settings, self.engine, self.cache, self.scope, self.pool_for
+                self.settings, self.engine, self.cache, self.scope, self.pool_for, folders
             )
             elements.run(
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
@@ -157,6 +167,10 @@ class Indexer:
         if not self.engine.shared:  # an embedded engine: one index, one folder
             return False
         host, folder = host_name(), str(self.settings.files_dir.resolve())
+        for name, extra in self.folders.items():  # each of `folders` is a source too
+            other = writer.claim_source(name, host, str(extra.resolve()), take_over)
+            if other is not None:
+                raise SourceTaken.about(name, *other)
         other = writer.claim_source(self.settings.source, host, folder, take_over)
         if other is not None:
             raise SourceTaken.about(self.settings.source, *other)
@@ -246,6 +260,7 @@ class Indexer:
             stale = record is not None and (self.ocr_stale(record) or self._reader_changed(record))
             if record and record.size == file.size and record.mtime == file.mtime and not stale:
                 summary.unchanged += 1
+                self._keep_title(writer, record)
                 continue
             try:
                 sha = file.member.sha256 if file.member else self._sha(file)
@@ -292,7 +307,18 @@ class Indexer:
         return jobs
 
     def _sha(self, file: DiskFile) -> str:
-        return file_sha256(file.opened_path(), file.identity, self.settings.files_dir)
+        return file_sha256(file.opened_path(), file.identity, self.base_of(file.path))
+
+    def base_of(self, path: str) -> Path:
+        """The folder holding the library path `path`: one of `folders`, or the files
+        folder; reads are checked to stay under it."""
+        return place(path, self.scope, self.settings.files_dir, self.folders)[0]
+
+    def _keep_title(self, writer: EngineWriter, record: FileRecord) -> None:
+        title = self.titles.get(record.path)  # process_document's, for an unchanged file
+        if title is not None and record.title != title:
+            record.title = title
+            writer.replace_record(record)
 
     def _reason_not_read(self, path: str) -> str | None:
         """Why no adapter reads `path` ("x.xyz is a .xyz file; pdfindex reads: ..."), or
@@ -484,7 +510,7 @@ class Indexer:
             return None  # the archive changed: the next scan lists it again
         fresh = replace(file, size=info.st_size, mtime=info.st_mtime, identity=identity)
         try:
-            sha = file_sha256(fresh.opened_path(), fresh.identity, self.settings.files_dir)
+            sha = file_sha256(fresh.opened_path(), fresh.identity, self.base_of(file.path))
         except OSError:
             return None
         kind = "added" if job.kind == "moved" else job.kind  # other bytes: no longer a move
@@ -527,6 +553,7 @@ class Indexer:
         record = new_record(
             file.path, file.size, file.mtime, job.sha, job.slug, extraction, job.source
         )
+        record.title = self.titles.get(file.path) or record.title
         moved = job.moved_from
         carried: list[ElementRecord] = []
         if moved is not None and moved.elements_state in (ElementsState.DONE, ElementsState.FAILED):

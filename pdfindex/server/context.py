@@ -3,7 +3,8 @@ sessions) and how a call finds it in its MCP context."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from mcp.server.mcpserver import Context
 
@@ -14,12 +15,22 @@ from pdfindex.tools.sessions import SessionStore
 
 
 @dataclass
+class ClientRoots:
+    """The roots the client of the current session declared (None: none asked yet)."""
+
+    session: object | None = None
+    roots: list[tuple[str, Path | None]] | None = None  # (uri, local folder or None)
+    notes: dict[str, str] = field(default_factory=dict)  # uri -> why it was not indexed
+
+
+@dataclass
 class AppContext:
     """What every tool reads: the open index, its live updater, query_documents sessions."""
 
     index: PdfIndex
     live: LiveIndex
     sessions: SessionStore
+    client_roots: ClientRoots = field(default_factory=ClientRoots)  # server/roots.py
 
     @classmethod
     def open(cls, settings: Settings, watch: bool = True) -> AppContext:

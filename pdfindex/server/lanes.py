@@ -25,8 +25,10 @@ from mcp.types import CallToolResult
 
 from pdfindex import deadline
 from pdfindex.errors import RequestTimeout
+from pdfindex.server import roots
 from pdfindex.server.context import app_of, settings_of
 from pdfindex.server.errors import client_answer, error_answer, error_result, seed002_kind
+from pdfindex.server.roots import ASK_SECONDS
 from pdfindex.tools.budget import serialise
 
 log = logging.getLogger("pdfindex.server")  # one name for the session log's call lines
@@ -104,6 +106,8 @@ def in_lane(fn: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
             received = time.monotonic()
         settings = settings_of(kwargs.get("ctx"))
         limit = settings.request_timeout if settings is not None else 0.0
+        with anyio.move_on_after(ASK_SECONDS):  # the client's roots: once per session
+            await roots.refresh(kwargs.get("ctx"), again=tool == "get_library_status")
         if tool in UNLIMITED:
             limit = 0.0
         limiters = lane_limiters()

@@ -15,6 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from pdfindex.elements.detect import ELEMENT_TYPES
+from pdfindex.server import roots
 from pdfindex.server.context import app_of
 from pdfindex.server.lanes import answered_within_limits
 from pdfindex.tools import catalog, exact, files, fuzzy, grep, passages, results, visual
@@ -405,7 +406,8 @@ def get_library_status(ctx: Context = None) -> str:  # type: ignore[assignment]
     """Index health: documents by status, pages, pending changes, watcher, last commit."""
     app = app_of(ctx)
     live = app.live
-    return catalog.library_status(app.index, live.watcher_state(), live.pending, live.last_error)
+    state = catalog.library_status(app.index, live.watcher_state(), live.pending, live.last_error)
+    return "\n".join([state, *roots.status_lines(app)])
 
 
 @answered_within_limits

@@ -317,6 +317,11 @@ def library_status(
         + (f"in {stats['database']}" if stats["database"] else f"in {stats['segments']} segments")
         + (f", read from the replica {stats['read_database']}" if stats["read_database"] else ""),
         f"Files folder: {settings.files_dir} ({settings.sources.get('files_dir')})",
+        *(
+            f"Folder {f['name']}: {f['path']} ({f['documents']} documents, {f['pages']} pages; "
+            f"its documents are {f['name']}/...)"
+            for f in stats["folders"][1:]  # the `folders` setting's (and client roots)
+        ),
         f"Configuration: root {settings.root} ({settings.sources.get('root')})",
         f"OCR: {index.describe_ocr(stats['ocr'])}",
         "Elements: "

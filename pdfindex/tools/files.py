@@ -39,6 +39,11 @@ def files_under(index: PdfIndex, path: str, file_types: list[str] | None) -> lis
     scope = index.scope()  # this host's files, by library path (`SOURCE/…` when named)
     disk = {scope.library_path(name): file for name, file in disk.items()}
     skipped = {scope.library_path(name): reason for name, reason in skipped.items()}
+    for source, folder in index.folders.items():  # the `folders` setting's: `NAME/…`
+        more: dict[str, str] = {}
+        found = scan_folder(folder, more, leave_out=(s.index_dir, s.log_dir))
+        disk.update({f"{source}/{name}": file for name, file in found.items()})
+        skipped.update({f"{source}/{name}": reason for name, reason in more.items()})
     catalog = index.engine.catalog()
     disk.update(_members(disk, catalog))
     rows = []
@@ -106,6 +111,8 @@ def list_searchable_files(
     rows = files_under(index, path, file_types)
     kept, truncated = fit(rows[offset:], items_budget(index.settings.max_response_chars))
     result: dict[str, Any] = {"path": path, "files": kept, "total": len(rows)}
+    if index.folders:  # several folders: which one each first path part names
+        result["folders"] = {name: str(folder) for name, folder in index.folders.items()}
     if truncated:
         result.update(truncated=True, next_offset=offset + len(kept))
     return result

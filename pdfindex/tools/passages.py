@@ -24,6 +24,7 @@ from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.text.words import query_words, words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.catalog import human_size
+from pdfindex.tools.imported import import_file
 from pdfindex.tools.names import resolve_file
 from pdfindex.tools.outcomes import error
 from pdfindex.tools.results import (
@@ -47,20 +48,39 @@ def iso(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
 
+INSIDE = "a file inside the files folder or one of the folders setting's folders"
+
+
+def outside(index: PdfIndex, exc: PathOutsideFiles) -> str:
+    """Why a file outside every folder is not indexed, naming the settings that allow it."""
+    s = index.settings
+    folders = ", ".join([str(s.files_dir), *(str(f) for f in index.folders.values())])
+    return (
+        f"{exc}. It is outside every indexed folder ({folders}): add its folder to the "
+        '`folders` setting (folders = ["/its/folder"] in pdfindex.toml, --folder, or '
+        "PDFINDEX_FOLDERS) to index it where it is, or set import_outside = true to copy "
+        "the file into the files folder's imported/ and index it there."
+    )
+
+
 def process_document(
     index: PdfIndex, index_now: Any, file_path: str, file_name: str | None = None
 ) -> ProcessDocumentResult:
-    """Index one file now (it must be inside the files folder) and describe it."""
+    """Index one file now and describe it: a file inside the files folder or one of
+    `folders` where it is; one outside them is refused, or with `import_outside` copied
+    into the files folder's `imported/` first. `file_name` becomes its title."""
     started = time.monotonic()
     wrong = {"parameter": "file_path", "received": file_path}
     try:
         real, rel = resolve_file(index, file_path)
     except PathOutsideFiles as exc:
-        return error(
-            "ValidationError",
-            f"{exc}. Copy the file into the files folder first.",
-            wrong | {"expected": "a file inside the files folder"},
-        )
+        if not index.settings.import_outside:
+            return error("ValidationError", outside(index, exc), wrong | {"expected": INSIDE})
+        try:
+            real, rel = import_file(index, file_path)
+        except PdfIndexError as why:
+            expected = "a regular file of a type pdfindex reads, at most import_mb"
+            return error("ValidationError", str(why), wrong | {"expected": expected})
     except PdfIndexError as exc:
         return error(
             "FileNotFoundError",
@@ -88,6 +108,8 @@ def process_document(
             f"supported formats: {readable_types}",
             wrong | {"expected": f"one of {readable_types}"},
         )
+    if file_name and file_name.strip():
+        index.indexer.titles.set(rel, file_name)  # kept by every reindex
     index_now()
     record = index.engine.record(rel)
     if record is None:

@@ -140,6 +140,7 @@ class ListSearchableFilesResult(TypedDict):
     truncated: NotRequired[bool]
     next_offset: NotRequired[int]
     note: NotRequired[str]
+    folders: NotRequired[dict[str, str]]  # the `folders` setting's: NAME -> folder
 
 
 # -- seed 003 -----------------------------------------------------------------
