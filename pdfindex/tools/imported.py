@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from pathlib import Path, PurePosixPath
 
 from pdfindex.api import PdfIndex
@@ -62,7 +61,6 @@ def import_file(index: PdfIndex, user_path: str) -> tuple[Path, str]:
             if target.exists():
                 temporary.unlink()
             else:
-                shutil.copystat(temporary, temporary)  # keeps its own times: a new file
                 os.replace(temporary, target)
         finally:
             temporary.unlink(missing_ok=True)
