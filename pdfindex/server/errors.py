@@ -35,9 +35,15 @@ log = logging.getLogger("pdfindex.server")  # one name for the session log's cal
 
 SEED_004_TEXT = "seed 004: text starting 'Error:'"
 SEED_002_JSON = "seed 002: {status: 'error', error, message, details, timestamp, request_id}"
-BOTH_SEEDS = "seeds 002 and 004: seed 002's JSON as structured content, 'Error: ...' as text"
+BOTH_SEEDS = (
+    "seeds 002 and 004: seed 002's JSON as structured content; as text, that JSON when "
+    "called with document_id (seed 002's name), 'Error: ...' otherwise"
+)
 TOOL_ERROR = "text 'Error executing tool <name>: <cause>'"
-SEED_000_JSON = "seed 000's {file_exists, query_exists, matches} with `error`"
+SEED_000_JSON = (
+    "seed 000's {file_exists, query_exists, matches} with `error` (an error before the "
+    "file is looked up: file_exists false)"
+)
 SEED_003_JSON = "seed 003's per-source {success: false, error}; flagged when no source is read"
 # The error form of each tool (the others: TOOL_ERROR); tests/docgen.py shows it.
 ERROR_FORMS: dict[str, str] = {
@@ -77,14 +83,21 @@ SEED_002_KINDS: dict[type[Exception], str] = {
 }
 ERROR_CHARS = 2_000  # an error names its cause; an echoed input is cut to this
 ECHO_CHARS = 200  # characters of a rejected value an error repeats
+# The page arguments a PageOutOfRange is about, by tool (the document is never at fault).
+PAGE_ARGUMENTS = ("page_number", "pages", "page")
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:/[^\s'\"/:,;()\[\]]+){2,}")
 
 
 def error_result(
-    tool: str, kind: str, message: str, details: dict[str, Any] | None = None
+    tool: str,
+    kind: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    arguments: dict[str, Any] | None = None,
 ) -> CallToolResult:
-    """The error answer of `tool`, flagged isError, in its seed's shape (ERROR_FORMS);
-    however large the input it repeats, it stays within ERROR_CHARS (plus its keys)."""
+    """The error answer of `tool`, flagged isError, in its seed's shape (ERROR_FORMS;
+    get_document_info's text by the seed its `arguments` name); however large the input
+    it repeats, it stays within ERROR_CHARS (plus its keys)."""
     form = ERROR_FORMS.get(tool, TOOL_ERROR)
     message = cap_text(message, ERROR_CHARS, "the input was too long to repeat")
     if details and "received" in details:
@@ -95,28 +108,29 @@ def error_result(
             if message.startswith("Error:") or form == SEED_002_JSON
             else f"Error: {message}"
         )
-        payload = dict(outcomes.error(kind, text, details))
-        shown = serialise(payload) if form == SEED_002_JSON else text
-        return flagged(shown, payload)
+        return seed002_flagged(tool, dict(outcomes.error(kind, text, details)), arguments)
+    if form == SEED_000_JSON:
+        answer = {"file_exists": False, "query_exists": False, "matches": [], "error": message}
+        return flagged(serialise(answer), answer)
     if form == SEED_004_TEXT:
         return flagged(message if message.startswith("Error:") else f"Error: {message}")
     return flagged(f"Error executing tool {tool}: {message}")
 
 
-def client_answer(tool: str, result: Any, limit: int | None) -> Any:
+def client_answer(
+    tool: str, result: Any, limit: int | None, arguments: dict[str, Any] | None = None
+) -> Any:
     """A tool's return value as the client receives it: JSON answers as compact text
     plus structured content, capped at `limit` characters (serialised), and flagged
-    isError when the seed's own shape says the call failed."""
+    isError when the seed's own shape says the call failed (`arguments`: the call's,
+    which tell get_document_info's seed)."""
     if isinstance(result, str):
         return cap_text(result, limit, "ask for fewer results") if limit else result
     if not isinstance(result, dict):
         return result  # images: [caption, Image]
     form = ERROR_FORMS.get(tool)
     if form in (SEED_002_JSON, BOTH_SEEDS) and outcomes.seed002_failed(result):
-        result = cap(result, limit)[0] if limit else result
-        if form == BOTH_SEEDS:
-            return flagged(result["message"], result)
-        return flagged(serialise(result), result)
+        return seed002_flagged(tool, cap(result, limit)[0] if limit else result, arguments)
     answer = cap(result, limit)[0] if limit else result
     failed = form in FAILED and FAILED[form](answer)
     return CallToolResult(
@@ -136,9 +150,11 @@ def error_answer(
         message = str(exc)
         # "Document 'x' not found" names its argument already; other causes get its name.
         name = None if isinstance(exc, DocumentNotFound) else argument_named(arguments, message)
+        if isinstance(exc, PageOutOfRange):  # the page asked for, not the document quoted
+            name = next((k for k in PAGE_ARGUMENTS if arguments.get(k) is not None), name)
         if name is not None and not any(message.startswith(f"{k}:") for k in arguments):
             message = f"{name}: {message}"
-        return error_result(tool, seed002_kind(exc), message)
+        return error_result(tool, seed002_kind(exc), message, None, arguments)
     if isinstance(exc, MemoryError):
         log.error("tool %s ran out of memory", tool, exc_info=exc)
         return error_result(
@@ -154,7 +170,7 @@ def error_answer(
             tool, "ValidationError", f"{name or ' or '.join(named)}: {os_message(exc)}"
         )
     log.error("tool %s crashed", tool, exc_info=exc)
-    return error_result(tool, "ProcessingError", crash_message(exc, files_dir))
+    return error_result(tool, "ProcessingError", crash_message(exc, files_dir), None, arguments)
 
 
 def echo(value: Any) -> Any:
@@ -188,6 +204,16 @@ def os_message(exc: OSError) -> str:
         f"the path is too long for the file system ({exc.strerror}: at most 255 bytes per "
         "folder or file name, 4,096 in all)"
     )
+
+
+def seed002_flagged(
+    tool: str, payload: dict[str, Any], arguments: dict[str, Any] | None
+) -> CallToolResult:
+    """Seed 002's error record as structured content and, for a client that reads only
+    text, as JSON text too; get_document_info called by seed 004's document_slug keeps
+    that seed's 'Error: ...' text (its clients look for that prefix)."""
+    seed004 = ERROR_FORMS.get(tool) == BOTH_SEEDS and (arguments or {}).get("document_id") is None
+    return flagged(payload["message"] if seed004 else serialise(payload), payload)
 
 
 def flagged(text: str, structured: dict[str, Any] | None = None) -> CallToolResult:
@@ -234,8 +260,9 @@ def invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> tuple[s
         received = echo(problem.get("input"))
         kind = problem["type"]
         if kind == "extra_forbidden":
-            expected = "one of its arguments: " + ", ".join(known)
-            sentence = f"unknown argument {name!r}; this tool takes {', '.join(known)}"
+            takes = ", ".join(known) or "no arguments"
+            expected = "one of its arguments: " + takes if known else "no arguments"
+            sentence = f"unknown argument {name!r}; this tool takes {takes}"
         elif kind == "missing":
             expected, sentence = "a value", f"{name} is required"
         elif "enum" in prop:

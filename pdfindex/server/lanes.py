@@ -65,7 +65,7 @@ def answered_within_limits(fn: F) -> F:
         try:
             # From the request's receipt (in_lane), so time spent queued counts.
             with deadline.limit(None if tool in UNLIMITED else limit, start=received_at.get()):
-                answer = client_answer(tool, fn(*args, **kwargs), size)
+                answer = client_answer(tool, fn(*args, **kwargs), size, shown)
         except Exception as exc:
             files_dir = settings.files_dir if settings is not None else None
             answer = error_answer(tool, exc, shown, files_dir)

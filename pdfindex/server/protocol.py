@@ -89,7 +89,7 @@ class PdfIndexServer(MCPServer):
                 raise
             message, details = invalid_arguments(exc.__cause__, tool.parameters)
             log.info("invalid arguments %s: %s", name, message)
-            return error_result(name, "ValidationError", message, details)
+            return error_result(name, "ValidationError", message, details, arguments)
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio loop, with a reply to every line it cannot read (AnsweringReader)."""
@@ -185,7 +185,10 @@ def unreadable_answer(exc: Exception) -> JSONRPCError | JSONRPCResponse | None:
     tool = params.get("name") if isinstance(params, dict) else None
     if message["method"] == "tools/call" and path[1:2] == ["arguments"] and len(path) > 2:
         if isinstance(tool, str) and not _LONE_SURROGATE.search(tool):
-            result = error_result(tool, "ValidationError", f"{_path_text(path[2:])}: {problem}")
+            named = {str(path[2]): text}  # get_document_info: the seed its argument names
+            result = error_result(
+                tool, "ValidationError", f"{_path_text(path[2:])}: {problem}", None, named
+            )
             log.info("error %s %s", tool, text_of_result(result))
             shown = result.model_dump(by_alias=True, mode="json", exclude_none=True)
             shown.pop("resultType", None)  # as the SDK sends results in the handshake era

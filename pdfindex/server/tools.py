@@ -360,7 +360,7 @@ def get_document_info(
     """Metadata of one document, for seeds 004 and 002 at once: slug, title, pages,
     status, language, timestamps, element counts, and seed 002's `document_info`.
 
-    Give document_slug or document_id."""
+    Give document_slug or document_id; both must name the same document."""
     return catalog.get_document_info(app_of(ctx).index, document_slug, document_id)
 
 

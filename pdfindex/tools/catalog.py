@@ -106,7 +106,8 @@ def get_document_info(
     index: PdfIndex, document_slug: str | None, document_id: str | None
 ) -> DocumentInfoResult:
     """get_document_info by seed 004's document_slug or seed 002's document_id; with
-    neither, seed 002's ValidationError (a signature cannot require one of two)."""
+    neither, seed 002's ValidationError (a signature cannot require one of two); with
+    both, they must name the same document, else neither is silently preferred."""
     slug = document_slug or document_id
     if not slug:
         return error(
@@ -114,6 +115,21 @@ def get_document_info(
             "Error: give document_slug or document_id.",
             {"parameter": "document_id", "expected": DOCUMENT, "received": None},
         )
+    if document_slug and document_id:
+        by_slug = record_by_slug(index, document_slug).slug
+        by_id = record_by_slug(index, document_id).slug
+        if by_slug != by_id:
+            return error(
+                "ValidationError",
+                f"Error: document_slug {document_slug!r} and document_id {document_id!r} name "
+                f"different documents ('{by_slug}' and '{by_id}'): give one of them, or both "
+                "naming the same document.",
+                {
+                    "parameter": "document_id",
+                    "expected": f"the document document_slug names ('{by_slug}'), or nothing",
+                    "received": document_id,
+                },
+            )
     return document_info(index, slug)
 
 

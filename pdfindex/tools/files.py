@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from pdfindex.api import PdfIndex, parse_pages
-from pdfindex.errors import InvalidQuery, PdfIndexError
+from pdfindex.errors import InvalidQuery, PageOutOfRange, PdfIndexError
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.extract.archives import is_archive
 from pdfindex.indexer.scan import DiskFile, scan_folder
@@ -133,8 +133,9 @@ def read_pdf(
             entry = _read_one(
                 index, source, include_full_text, include_metadata, include_page_count, budget
             )
-        except PdfIndexError as exc:
-            entry = {"source": _label(source), "success": False, "error": str(exc)}
+        except PdfIndexError as exc:  # a page out of range: blamed on `pages`, as in seed 003
+            cause = f"pages: {exc}" if isinstance(exc, PageOutOfRange) else str(exc)
+            entry = {"source": _label(source), "success": False, "error": cause}
         budget -= size_of(entry)
         results.append(entry)
     return {"results": results}
