@@ -52,7 +52,9 @@ def app(tmp_path_factory: pytest.TempPathFactory, index_engine: str) -> Iterator
         yield opened
 
 
-def _sampled(app: AppContext, reply: Any, *calls: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+def _sampled(
+    app: AppContext, reply: Any, *calls: dict[str, Any], wait: float = 0.0
+) -> tuple[list[Any], list[Any]]:
     """query_documents calls from a client that declares sampling (the handshake-era
     protocol: the 2026-07-28 one deprecates it), its model answering `reply` (the text, or
     an ErrorData); the sampling requests it received, and the answers."""
@@ -60,6 +62,7 @@ def _sampled(app: AppContext, reply: Any, *calls: dict[str, Any]) -> tuple[list[
 
     async def model(_context: Any, params: CreateMessageRequestParams) -> Any:
         asked.append(params)
+        await anyio.sleep(wait)
         if isinstance(reply, ErrorData):
             return reply
         text = TextContent(type="text", text=reply)
@@ -135,6 +138,17 @@ def test_a_failing_client_model_leaves_the_extractive_answer_with_why(app: AppCo
     assert answer["query_metadata"]["llm_model"] == passages.EXTRACTIVE
     assert "declined" in answer["query_metadata"]["note"]
     assert '"Giraffes eat acacia leaves."' in answer["answer"]
+
+
+def test_a_client_model_past_the_time_limit_leaves_the_extractive_answer(
+    tmp_path: Path,
+) -> None:
+    with open_app(_library(tmp_path, request_timeout=2.0)) as app:
+        asked, (result,) = _sampled(app, "Too late [1].", {"query": QUESTION}, wait=30.0)
+    assert len(asked) == 1
+    metadata = result.structured_content["query_metadata"]
+    assert metadata["llm_model"] == passages.EXTRACTIVE
+    assert "took longer than" in metadata["note"]
 
 
 def test_the_writer_is_a_plain_callable_and_citations_are_checked(app: AppContext) -> None:
