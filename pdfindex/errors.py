@@ -90,6 +90,10 @@ class UnsafeDocument(PdfIndexError, ValueError):
     """A document refused before a library parses it: too large, a zip bomb."""
 
 
+class AnswerNotWritten(PdfIndexError):
+    """A language model could not write query_documents' answer (the extractive one stands)."""
+
+
 class RequestTimeout(PdfIndexError):
     """A request ran past its time limit and was stopped (its worker killed, if any)."""
 

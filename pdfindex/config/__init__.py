@@ -347,6 +347,26 @@ class Settings:
         "The embedding model: a folder holding `model.onnx` and `tokenizer.json` "
         "(relative to the root, or absolute); empty = the bundled all-MiniLM-L6-v2 (int8).",
     )
+    llm_url: str = setting(  # pdfindex.tools.answers
+        "",
+        "An OpenAI-compatible chat-completions endpoint that writes `query_documents`' "
+        "answers when the MCP client cannot (no sampling): `http://localhost:11434/v1` "
+        "(Ollama), `http://localhost:8080/v1` (llama.cpp); needs `llm_model`. Empty: the "
+        "answer is extractive. Shown without its secrets.",
+        checks=(
+            require(
+                lambda v: not v or v.startswith(("http://", "https://")),
+                " must be an http:// or https:// URL",
+            ),
+        ),
+        secret=True,
+    )
+    llm_api_key: str = setting(
+        "",
+        "The key `llm_url` takes, sent as `Authorization: Bearer KEY`; shown as `***`.",
+        secret=True,
+    )
+    llm_model: str = setting("", "The model `llm_url` is asked for (e.g. `llama3.2`).")
     custom_adapters: tuple[CustomAdapter, ...] = setting(  # pdfindex.config.adapters
         (),
         "Programs that print a file's text, for more file types: `[[custom_adapters]]` "

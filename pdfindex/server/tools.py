@@ -15,7 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from pdfindex.elements.detect import ELEMENT_TYPES
-from pdfindex.server import roots
+from pdfindex.server import roots, sampling
 from pdfindex.server.context import app_of
 from pdfindex.server.lanes import answered_within_limits
 from pdfindex.tools import catalog, exact, files, fuzzy, grep, passages, results, visual
@@ -448,10 +448,12 @@ def query_documents(
     top_k: Annotated[int, Field(description="Passages to retrieve.", ge=1, le=20)] = 5,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.QueryDocumentsResult:
-    """Best passages for a question, with citations and an extractive answer (quoted
-    sentences, no language model); sessions remember earlier queries."""
+    """Best passages for a question, with an answer citing them as [1], [2] (the sources'
+    order): written by the client's model (sampling) or llm_url when available, else
+    quoted sentences; sessions remember earlier queries."""
     app = app_of(ctx)
-    return passages.query_documents(app.index, app.sessions, query, session_id, top_k)
+    writer = sampling.writer(ctx)
+    return passages.query_documents(app.index, app.sessions, query, session_id, top_k, writer)
 
 
 @answered_within_limits

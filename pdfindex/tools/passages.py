@@ -1,7 +1,10 @@
-"""Seed 002's tools: process_document, query_documents (extractive, no LLM), list_sessions.
+"""Seed 002's tools: process_document, query_documents, list_sessions.
 
-Passages are a few sentences of a page, cut on the fly from the best BM25 pages; the
-answer quotes the best sentence of the top passages with their citations.
+Passages are a few sentences of a page, cut on the fly from the best BM25 pages. The
+answer is written from them by a language model when the server hands query_documents a
+writer (the client's model through MCP sampling, or `llm_url`: `answers.py`), with
+citations [n] numbering `sources`; else it quotes the best sentence of the top passages
+with their citations.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pdfindex.api import PdfIndex
-from pdfindex.errors import PathOutsideFiles, PdfIndexError, SessionNotFound
+from pdfindex.errors import AnswerNotWritten, PathOutsideFiles, PdfIndexError, SessionNotFound
 from pdfindex.extract.adapters import adapter_name_for, supported_extensions
 from pdfindex.models import FileStatus
 from pdfindex.names import NAMING
@@ -22,6 +25,8 @@ from pdfindex.query import Node, Or, Term, any_of
 from pdfindex.search import understand as understanding
 from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.text.words import query_words, words
+from pdfindex.tools import answers
+from pdfindex.tools.answers import Writer
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.catalog import human_size
 from pdfindex.tools.imported import import_file
@@ -177,7 +182,10 @@ def query_documents(
     query: str,
     session_id: str | None = None,
     top_k: int = 5,
+    writer: Writer | None = None,
 ) -> QueryDocumentsResult:
+    """The best passages for `query` as `sources`, and an answer: written from them by
+    `writer` (a language model) when given and it can, else quoted from them."""
     started = time.monotonic()
     if not 1 <= len(query.strip()) <= 2000:
         return error(
@@ -239,18 +247,22 @@ def query_documents(
         }
         for score, hit, number, chunk in top
     ]
+    written = _written(query, top, titles, writer, index.settings.max_response_chars)
     elapsed = time.monotonic() - started
     sessions.record(session, query, sorted({hit.slug for _, hit, _, _ in top}), elapsed)
+    metadata: dict[str, Any] = {"answer_written_by": written[3]}
+    if written[4]:
+        metadata["note"] = written[4]
     return {
         "status": "success",
         "session_id": session.session_id,
         "query": query,
-        "answer": _answer(top, marked),
+        "answer": written[0] or _answer(top, marked),
         "sources": sources,
         "query_metadata": {
             "processing_time": round(elapsed, 3),
-            "llm_model": "none (extractive answer: quoted passages, no language model)",
-            "total_tokens": 0,
+            "llm_model": written[1] or EXTRACTIVE,
+            "total_tokens": written[2],
             "retrieval": (
                 "BM25 over page passages: the question's words without function words, "
                 "their stems, pages holding more of them first"
@@ -259,8 +271,42 @@ def query_documents(
             )
             + ("" if ranking == "bm25" else f"; pages ranked {ranking}"),
             "earlier_queries_used": len(session.queries) - 1,
+            **metadata,
         },
     }
+
+
+EXTRACTIVE = "none (extractive answer: quoted passages, no language model)"
+
+
+def _written(
+    query: str,
+    top: list[tuple[float, Any, int, str]],
+    titles: dict[str, str],
+    writer: Writer | None,
+    max_chars: int,
+) -> tuple[str, str, int, str, str]:
+    """(answer, model, tokens, written by, note) from `writer` over the numbered passages;
+    ('', '', 0, 'extractive', why) when there is none or it fails (the caller quotes).
+    A citation naming no passage is dropped, and the note says so."""
+    if writer is None:
+        return "", "", 0, "extractive", ""
+    if not top:
+        return "", "", 0, "extractive", "no passage matched: no model was asked"
+    rows = [(hit.slug, titles.get(hit.slug, hit.slug), hit.page, chunk) for _, hit, _, chunk in top]
+    asked = answers.prompt(query, rows, max_chars // answers.PROMPT_SHARE)
+    try:
+        written = writer.write(asked)
+    except AnswerNotWritten as exc:
+        return "", "", 0, "extractive", f"extractive answer: {writer.via} did not write one: {exc}"
+    text, dropped = answers.checked_citations(written.text, asked.passages)
+    note = ""
+    if dropped:
+        numbers = ", ".join(f"[{n}]" for n in dropped)
+        note = f"citations {numbers} named no passage (there are {asked.passages}): dropped"
+    elif not answers.cited(text):
+        note = "the answer cites no passage"
+    return text, written.model, written.tokens, writer.via, note
 
 
 def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:

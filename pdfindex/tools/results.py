@@ -430,11 +430,14 @@ class QueryMetadata(TypedDict):
     total_tokens: int
     retrieval: str
     earlier_queries_used: int
+    answer_written_by: NotRequired[str]  # the client's model (sampling), llm_url, extractive
+    note: NotRequired[str]  # why the answer is extractive, or which citations were dropped
 
 
 @_open
 class QueryDocumentsResult(TypedDict):
-    """query_documents: cited passages and an extractive answer, or seed 002's error."""
+    """query_documents: cited passages and an answer (generated or extractive), or seed
+    002's error."""
 
     status: Seed002Status
     error: NotRequired[str]
