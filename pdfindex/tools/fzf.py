@@ -94,12 +94,19 @@ _BONUS = [[bonus_for(p, c) for c in range(7)] for p in range(7)]
 
 
 def _normal(code: int) -> str | None:
-    """fzf's table maps latin letters with marks (U+00C0 to U+2184) to their base letter;
-    Unicode's decomposition gives the same base letters."""
-    base = unicodedata.normalize("NFD", chr(code))[0]
-    return base if base != chr(code) and base.isascii() and base.isalpha() else None
+    """fzf's table (normalize.go, built from Unicode's index) maps small latin letters
+    with marks, and small capitals, to their base letter, U+00C0 to U+2184; their names
+    say the same ("LATIN SMALL LETTER A WITH ACUTE", "LATIN LETTER SMALL CAPITAL R").
+    Capital letters are left out as fzf leaves most out: a case-insensitive match lowers
+    them first."""
+    name = unicodedata.name(chr(code), "")
+    found = _LETTER.search(name)
+    if "LATIN" not in name or "SMALL" not in name or found is None:
+        return None
+    return found.group(1) if "SMALL CAPITAL" in name else found.group(1).lower()
 
 
+_LETTER = re.compile(r"LETTER (?:[A-Z]+ )*?([A-Z])(?: |$)")
 NORMALIZE = {c: n for c in range(0xC0, 0x2185) if (n := _normal(c)) is not None}
 
 
