@@ -125,10 +125,7 @@ def _prepare(line: str, case_sensitive: bool, normal: bool) -> tuple[list[str], 
     classes = [char_class(c) for c in line]
     chars = list(line)
     if not case_sensitive:
-        chars = [
-            _lower(c) if k == UPPER else c
-            for c, k in zip(chars, classes, strict=True)
-        ]
+        chars = [_lower(c) if k == UPPER else c for c, k in zip(chars, classes, strict=True)]
     if normal and not line.isascii():
         chars = [c.translate(NORMALIZE) if ord(c) >= 0xC0 else c for c in chars]
     return chars, classes
@@ -142,7 +139,9 @@ def _bonuses(classes: list[int]) -> list[int]:
     return out
 
 
-def calculate_score(chars: list[str], classes: list[int], pattern: str, start: int, end: int) -> int:
+def calculate_score(
+    chars: list[str], classes: list[int], pattern: str, start: int, end: int
+) -> int:
     """fzf's calculateScore: the score of one alignment (V1, exact, prefix, suffix)."""
     pidx, score, in_gap, consecutive, first_bonus = 0, 0, False, 0, 0
     previous = classes[start - 1] if start > 0 else WHITE
@@ -409,6 +408,20 @@ def rank_key(score: int, line: str, order: int) -> tuple[int, int, int]:
     """byScore, byLength (the line's length without surrounding white space; fzf counts
     both as uint16), then the input order."""
     return (-min(max(score, 0), 0xFFFF), min(len(line.strip()), 0xFFFF), order)
+
+
+def _narrowing_terms(sets: list[list[Term]]) -> list[str]:
+    """The casefolded, normalised text of each set of a single positive term: every
+    matching line holds it (a fuzzy term's characters in order, another's as is)."""
+    return [
+        normalize(terms[0].text.lower())
+        for terms in sets
+        if len(terms) == 1 and not terms[0].inverse
+    ]
+
+
+def narrowing_chars(sets: list[list[Term]]) -> list[str]:
+    return _narrowing_terms(sets)
 
 
 def narrowing(sets: list[list[Term]]) -> list[str]:
