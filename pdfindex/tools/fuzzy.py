@@ -216,6 +216,7 @@ def _search(
         )
     )
     matches = []
+    numbering = linesearch.Numbering(index)
     for ref in found.refs:
         if not _wanted(ref.path, types):
             continue
@@ -239,8 +240,17 @@ def _search(
             content = (
                 "\n".join(lines[max(0, index_ - 1) : index_ + 2]) if preview else lines[index_]
             )
+            first = numbering.first_line(ref.path, ref.page)
             matches.append(
-                _Match(len(found_words), len(exact_words), ref.path, ref.page, index_ + 1, content)
+                _Match(
+                    len(found_words),
+                    len(exact_words),
+                    ref.path,
+                    ref.page,
+                    first + index_ + 1,  # through the whole file, as rga counts
+                    content,
+                    index_ + 1,
+                )
             )
     matches.sort(key=lambda m: (-m.words_found, -m.exact_words, m.file, m.page, m.line_number))
     return matches

@@ -36,7 +36,7 @@ class Line:
     lines: list[str]  # the page's lines, for the preview
 
 
-class _Numbering:
+class Numbering:
     """Lines of the pages before each page, per file (the catalog's counts, or counted
     from the file's stored pages when the record predates them)."""
 
@@ -70,7 +70,7 @@ def fzf_lines(
     needs = [re.compile(p) for p in fzf.narrowing(sets)]
     chars = {c for p in fzf.narrowing_chars(sets) for c in p}
     found = index.engine.candidates(path=scope)
-    numbering = _Numbering(index)
+    numbering = Numbering(index)
     scored: list[tuple[int, int, Line]] = []
     order = 0
     for ref in found.refs:
@@ -134,7 +134,7 @@ def regex_lines(
     whole_page = page_filter(pattern, case_sensitive)
     words, starts = required_words(pattern) if whole_page else ([], [])
     found = index.engine.candidates(path=scope, terms=words or None, prefixes=starts or None)
-    numbering = _Numbering(index)
+    numbering = Numbering(index)
     stop_at = time.monotonic() + TIME_LIMIT
 
     def matches(target: object, text: str) -> bool:
