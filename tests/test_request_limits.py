@@ -153,12 +153,14 @@ def test_a_render_over_the_memory_cap_ends_its_worker_not_the_server(limited: In
 
 
 def test_fuzzy_search_caps_and_names_the_spellings_it_searched(client: InMemory) -> None:
-    answer = json.loads(text_of(client.call("fuzzy_search", query="qwertyuio hello")))
+    answer = json.loads(
+        text_of(client.call("fuzzy_search", query="qwertyuio hello", match="words"))
+    )
     searched = answer["spellings"]["qwertyuio"]
     assert len(searched) == MAX_SPELLINGS  # of 676 words within 2 edits
     assert f"qwertyuio: only the {MAX_SPELLINGS} closest spellings" in answer["note"]
     assert answer["spellings"]["hello"] == ["hello"]
-    plain = json.loads(text_of(client.call("fuzzy_search", query="hello")))
+    plain = json.loads(text_of(client.call("fuzzy_search", query="hello", match="words")))
     assert "closest spellings" not in plain.get("note", "")
 
 

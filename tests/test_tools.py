@@ -78,19 +78,20 @@ def test_all_tools_listed_with_described_arguments(tools: InMemory) -> None:
 
 def test_fuzzy_search(tools: InMemory) -> None:
     fuzzy_result, typos_result, scope, types, overview_result = tools.calls(
-        ("fuzzy_search", {"query": "atention", "max_results": 10}),
-        ("fuzzy_search", {"query": "transfromer archtecture"}),
+        ("fuzzy_search", {"query": "atention", "max_results": 10, "match": "words"}),
+        ("fuzzy_search", {"query": "transfromer archtecture", "match": "words"}),
         ("fuzzy_search", {"query": "attention", "path": "sub", "preview": False}),
         ("fuzzy_search", {"query": "attention", "file_types": ["md"]}),
         ("fuzzy_search", {"path": "notes.md"}),
     )
     fuzzy = data(fuzzy_result)
     assert fuzzy["mode"] == "batch"
+    assert fuzzy["matching"] == "words"
     assert "terminal" in fuzzy["note"]
     files = {m["file"] for m in fuzzy["matches"]}
     assert {"multi.pdf", "sub/deep.pdf", "notes.md"} <= files
     for match in fuzzy["matches"]:
-        assert set(match) == {"file", "page", "line_number", "content", "adapter"}
+        assert set(match) == {"file", "page", "line_number", "line_in_page", "content", "adapter"}
         assert "attention" in match["content"].lower()
     assert {m["adapter"] for m in fuzzy["matches"]} >= {"pdfium", "markdown"}
     typos = data(typos_result)["matches"]

@@ -108,8 +108,11 @@ def fuzzy_search(
     query: Annotated[
         str | None,
         Field(
-            description="Words to find, typos tolerated (1 edit for words of 4-7 letters, 2 "
-            "beyond). Omit to list the first lines of every document.",
+            description="What to find in every line. By default fzf's extended search: "
+            "letters in order (`hyphpat` finds 'hyphenation patterns'), `'exact`, `^prefix`, "
+            "`suffix$`, `!not`, `a | b`, ranked by fzf's score; a query written as a regex "
+            "(`hyphen.*pattern`), or interactive false, runs as rga's regex (smart case). "
+            "Omit to list the first lines of every document.",
             max_length=2000,
         ),
     ] = None,
@@ -133,16 +136,33 @@ def fuzzy_search(
     ] = True,
     max_results: Annotated[int, Field(description="Matches to return.", ge=1, le=500)] = 50,
     offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
+    match: Annotated[
+        Literal["auto", "fzf", "regex", "words"],
+        Field(
+            description="auto (default): fzf matching, or regex when the query is written as "
+            "one or interactive is false (the seed's batch mode); words: typo-tolerant words "
+            "(1 edit for words of 4-7 letters, 2 beyond)."
+        ),
+    ] = "auto",
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.FuzzySearchResult:
-    """Typo-tolerant search over every indexed file under `path`, line by line.
+    """Fuzzy search (fzf's matching) over every line of every indexed file under `path`.
 
-    Returns {mode, matches: [{file, page, line_number, content, adapter}], total_matches};
-    `next_offset` when more matches are left; `spellings`: the index words searched for
-    each query word (at most 64, the closest first; `note` says when a word had more).
+    Returns {mode, matching (fzf, regex or words: what ran), matches: [{file, page,
+    line_number (through the whole file), line_in_page, content, adapter, score (fzf)}],
+    total_matches}; `next_offset` when more matches are left; in words matching,
+    `spellings`: the index words searched for each query word.
     """
     return fuzzy.fuzzy_search(
-        app_of(ctx).index, query, path, file_types, interactive, preview, max_results, offset
+        app_of(ctx).index,
+        query,
+        path,
+        file_types,
+        interactive,
+        preview,
+        max_results,
+        offset,
+        match,
     )
 
 

@@ -1,9 +1,20 @@
-"""Seed 001's fuzzy_search, from the index: typo-tolerant words, answered line by line.
+"""Seed 001's fuzzy_search, from the index, line by line, in three ways of matching.
 
-Each query word matches index terms within a few edits (by word length); pages must hold
-every word (in some spelling); each line holding any of them is a match, ranked by how
-many query words it holds and how many exactly. Over stdio there is no terminal for fzf,
-so the answer is always a batch and says so.
+- `fzf` (the default, and what the seed does when interactive: rga's lines piped into
+  fzf): the query is fzf's extended search, lines ranked by fzf's score (`fzf.py`,
+  `linesearch.py`).
+- `regex` (what the seed does in batch mode, `interactive: false`: rga with the query as
+  its pattern): lines matching a regular expression, smart case, in library order. With
+  `match: "auto"` a query written as a regex (`hyphen.*pattern`: `.*`, `\\`, brackets,
+  `+`, `?`, or `a|b` inside a word) runs as one too, since fzf would look for its
+  punctuation literally.
+- `words` (typo-tolerant words, pdfindex's earlier rule): each query word matches index
+  terms within a few edits (by word length); pages must hold every word (in some
+  spelling); each line holding any of them is a match, ranked by how many query words it
+  holds and how many exactly.
+
+Over stdio there is no terminal for fzf, so the answer is always a batch (`mode`) and
+names the matching that ran (`matching`).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from pdfindex.errors import InvalidQuery, PdfIndexError, SourceUnreachable
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.names import lookup
 from pdfindex.text.words import is_cjk, normalize_query, words, words_regex
+from pdfindex.tools import linesearch
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
 from pdfindex.tools.names import resolve_scope
@@ -43,6 +55,22 @@ def max_edits(word: str) -> int:
     return 0 if len(word) <= 3 else 1 if len(word) <= 7 else 2
 
 
+MATCHINGS = ("auto", "fzf", "regex", "words")
+_REGEX_SYNTAX = re.compile(r"\.[*+?]|\\|[\[\](){}+?*]|[^\s|]\|[^\s|]")
+
+
+def matching_for(match: str, query: str | None, interactive: bool) -> str:
+    """The matching that runs: `match` when given; under "auto", the seed's: regex in
+    batch mode (interactive false), else fzf, unless the query is written as a regex."""
+    if match not in MATCHINGS:
+        raise InvalidQuery(f"match must be one of {', '.join(MATCHINGS)}, got {match!r}")
+    if match != "auto":
+        return match
+    if not interactive or (query and _REGEX_SYNTAX.search(query)):
+        return "regex"
+    return "fzf"
+
+
 @dataclass
 class _Match:
     words_found: int
@@ -51,6 +79,14 @@ class _Match:
     page: int
     line_number: int
     content: str
+    line_in_page: int = 0
+    score: int | None = None
+
+
+def _line_match(line: linesearch.Line, preview: bool, score: int | None = None) -> _Match:
+    number = line.line_in_page - 1
+    content = "\n".join(line.lines[max(0, number - 1) : number + 2]) if preview else line.content
+    return _Match(0, 0, line.file, line.page, line.line_number, content, line.line_in_page, score)
 
 
 def fuzzy_search(
@@ -62,10 +98,12 @@ def fuzzy_search(
     preview: bool = True,
     max_results: int = 50,
     offset: int = 0,
+    match: str = "auto",
 ) -> FuzzySearchResult:
     scope = _scope(index, path)
     types = normalize_types(file_types)
-    result: dict[str, Any] = {"mode": "batch"}
+    matching = matching_for(match, query, interactive)
+    result: dict[str, Any] = {"mode": "batch", "matching": matching}
     notes = [BATCH_NOTE] if interactive else []
     unread = sorted(t for t in types or () if t not in index.reads())
     if unread:  # the other types are still searched
@@ -77,6 +115,12 @@ def fuzzy_search(
         result["note"] = "; ".join(notes)
     if query is None or not query.strip():
         matches = _overview(index, scope, types)
+    elif matching == "fzf":
+        found = linesearch.fzf_lines(index, query, scope, lambda p: _wanted(p, types))
+        matches = [_line_match(line, preview, score) for score, line in found]
+    elif matching == "regex":
+        found_lines = linesearch.regex_lines(index, query, scope, lambda p: _wanted(p, types))
+        matches = [_line_match(line, preview) for line in found_lines]
     else:
         searched: dict[str, list[str]] = {}
         matches = _search(index, normalize_query(query), scope, types, preview, searched)
@@ -93,6 +137,8 @@ def fuzzy_search(
             "line_number": m.line_number,
             "content": m.content,
             "adapter": adapter_name_for(m.file, engine, custom),
+            **({"line_in_page": m.line_in_page} if m.line_in_page else {}),
+            **({"score": m.score} if m.score is not None else {}),
         }
         for m in matches[offset : offset + max_results]
     ]
@@ -170,6 +216,7 @@ def _search(
         )
     )
     matches = []
+    numbering = linesearch.Numbering(index)
     for ref in found.refs:
         if not _wanted(ref.path, types):
             continue
@@ -193,8 +240,17 @@ def _search(
             content = (
                 "\n".join(lines[max(0, index_ - 1) : index_ + 2]) if preview else lines[index_]
             )
+            first = numbering.first_line(ref.path, ref.page)
             matches.append(
-                _Match(len(found_words), len(exact_words), ref.path, ref.page, index_ + 1, content)
+                _Match(
+                    len(found_words),
+                    len(exact_words),
+                    ref.path,
+                    ref.page,
+                    first + index_ + 1,  # through the whole file, as rga counts
+                    content,
+                    index_ + 1,
+                )
             )
     matches.sort(key=lambda m: (-m.words_found, -m.exact_words, m.file, m.page, m.line_number))
     return matches

@@ -59,13 +59,17 @@ class FuzzyMatch(TypedDict):
     line_number: int
     content: str
     adapter: str | None
+    line_in_page: NotRequired[int]
+    score: NotRequired[int]
 
 
 @_open
 class FuzzySearchResult(TypedDict):
-    """fuzzy_search: always a batch over MCP; `next_offset` pages on."""
+    """fuzzy_search: always a batch over MCP; `matching` names the rule that ran;
+    `next_offset` pages on."""
 
     mode: Literal["batch"]
+    matching: Literal["fzf", "regex", "words"]
     note: NotRequired[str]
     spellings: NotRequired[dict[str, list[str]]]
     matches: list[FuzzyMatch]
