@@ -76,6 +76,17 @@ ONE_PASS = {
     "test_db_errors.py",  # its own server, whatever the pass's engine
     "test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log",
     "test_sigkill_loop_during_reindex_ends_equal_to_a_fresh_build",
+    # A format's or archive's guards, and a custom program's limits, act before any engine:
+    "test_a_zip_bomb_docx_is_refused_before_it_is_unpacked",
+    "test_xml_entities_are_never_expanded_nor_fetched",
+    "test_a_row_of_a_million_repeated_cells_stays_small",
+    "test_parts_are_cut_between_paragraphs",
+    "test_a_hostile_archive_fails_clearly_within_its_budget",
+    "test_no_shell_sees_the_arguments_or_a_file_name",
+    "test_a_program_past_its_limits_fails_its_file_only",
+    "test_a_wrong_declaration_is_a_clear_config_error",
+    "test_custom_adapters_come_from_pdfindex_toml_only",
+    "test_an_unreachable_llm_url_falls_back_with_why",
 }
 
 
