@@ -154,7 +154,7 @@ def test_the_tools_find_words_of_docx_pptx_epub_and_html(app: InMemory, index: P
     calls += [
         ("search_documents", {"query": "chrysanthemum"}),
         ("fuzzy_search", {"query": "marmalade", "file_types": ["docx"]}),
-        ("fuzzy_search", {"query": "marmalade"}),
+        ("fuzzy_search", {"query": "marmalade", "match": "words"}),  # fzf: a subsequence
         ("search_in_file", {"file": "sample.pptx", "pattern": "telescope"}),
         ("search_in_file", {"file": "sample.epub", "pattern": "laby\\w+"}),
         ("search_in_file", {"file": "sample.html", "pattern": "scriptonlyword|hidden-style"}),
