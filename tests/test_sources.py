@@ -171,10 +171,10 @@ def test_names_and_tools_see_every_source_and_files_of_their_own(
     assert "beta words" in str(read), read
     lines = search_in_file(a, "hostb_beta", r"beta \w+")["matches"]
     assert [m["content"] for m in lines] == ["beta words on b"]
-    fuzzy = fuzzy_search(a, "wrds", interactive=False)["matches"]
+    fuzzy = fuzzy_search(a, "wrds", interactive=False, match="words")["matches"]
     assert {m["file"] for m in fuzzy} == {"hosta/alpha.pdf", "hostb/beta.pdf"}
     for scope in ("hostb/beta.pdf", "hostb_beta", "hostb"):  # its folder unknown here
-        fuzzy = fuzzy_search(a, "wrds", path=scope, interactive=False)["matches"]
+        fuzzy = fuzzy_search(a, "wrds", path=scope, interactive=False, match="words")["matches"]
         assert {m["file"] for m in fuzzy} == {"hostb/beta.pdf"}, scope
     listed = list_searchable_files(a)
     rows = {row["path"]: row["status"] for row in listed["files"]}
