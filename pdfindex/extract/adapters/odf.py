@@ -107,10 +107,8 @@ def _sheet_rows(table: object) -> Iterator[list[str]]:
             yield cells
 
 
-class OdtAdapter:
-    name = "odt"
-    description = "OpenDocument text (.odt); a page is a part of ~3,000 characters"
-    extensions: tuple[str, ...] = (".odt",)
+class _OdfAdapter:
+    """What ODT and ODS share: their version and the library they run."""
 
     @property
     def version(self) -> str:
@@ -119,6 +117,12 @@ class OdtAdapter:
     @property
     def binary(self) -> str:
         return f"lxml {distributions.version('lxml')}"
+
+
+class OdtAdapter(_OdfAdapter):
+    name = "odt"
+    description = "OpenDocument text (.odt); a page is a part of ~3,000 characters"
+    extensions: tuple[str, ...] = (".odt",)
 
     def extract(self, path: Path) -> Extraction:
         content, meta = _read(path)
@@ -127,20 +131,12 @@ class OdtAdapter:
         return finish(split_parts(paragraphs), meta, self.version, unit="part")
 
 
-class OdsAdapter:
+class OdsAdapter(_OdfAdapter):
     name = "ods"
     description = (
         f"OpenDocument spreadsheets (.ods); a page is a sheet, or {ROWS_PER_PAGE} rows of one"
     )
     extensions: tuple[str, ...] = (".ods",)
-
-    @property
-    def version(self) -> str:
-        return VERSION
-
-    @property
-    def binary(self) -> str:
-        return f"lxml {distributions.version('lxml')}"
 
     def extract(self, path: Path) -> Extraction:
         content, meta = _read(path)
