@@ -26,6 +26,7 @@ from pdfindex.search import understand as understanding
 from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.text.words import query_words, words
 from pdfindex.tools import answers
+from pdfindex.tools import topic as topics
 from pdfindex.tools.answers import Writer
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.catalog import human_size
@@ -41,7 +42,10 @@ from pdfindex.tools.sessions import MAX_PAGE_SIZE, PAGE_SIZE, SessionStore
 
 SENTENCES_PER_CHUNK = 3
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=。)\s*")
-CITED_BOOST = 1.25
+# A follow-up's passages from documents off its topic (`topic.py`) count this much: those
+# of a document the topic's earlier answers cited, and those of any other.
+CITED_WEIGHT = 0.8
+OFF_TOPIC_WEIGHT = 0.5
 EARLIER_QUERY_WEIGHT = 0.3
 ACTIVE_SECONDS = 3600  # a session used within the last hour counts as active
 
@@ -216,21 +220,27 @@ def query_documents(
     if index.stats()["by_status"].get(FileStatus.OK, 0) == 0:
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     try:
-        tree, wanted = _question(query, [q["query"] for q in session.queries[-3:]])
+        tree, wanted = _question(query, [])
         (_, hits, terms), ranking = index.ranked(query, tree, top_k * 4, snippets=False)
+        topic = topics.of(index, session, query, [hit.slug for hit in hits])
+        if topic.earlier:  # a follow-up: ranked again with the session's words and documents
+            tree, _ = _question(query, list(topic.earlier))
+            (_, hits, _), ranking = index.ranked(query, tree, top_k * 4, snippets=False)
+            hits = _with_topic(index, query, tree, hits, topic.documents, top_k * 2)
     except PdfIndexError as exc:
         return error("ValidationError", str(exc))
     # A passage's share of the question's words: its other forms count (loaded, loading)
     marked = wanted | terms if understanding.ENABLED else wanted
-    cited = session.cited()
+    weights = _weights(topic)
     best = max((h.score for h in hits), default=1.0) or 1.0
     passages = []
     for hit in hits:
-        page_score = hit.score * (CITED_BOOST if hit.slug in cited else 1.0) / best
+        page_score = min(hit.score / best, 1.0)
+        weight = weights(hit.slug)
         for number, chunk in enumerate(_chunks(hit.text)):
             overlap = min(1.0, len(_passage_words(chunk) & marked) / max(1, len(wanted)))
             if overlap or ranking != "bm25":  # hybrid: a page found by meaning counts
-                passages.append((0.5 * min(page_score, 1.0) + 0.5 * overlap, hit, number, chunk))
+                passages.append((weight * (0.5 * page_score + 0.5 * overlap), hit, number, chunk))
     passages.sort(key=lambda p: -p[0])
     top = passages[:top_k]
     titles = {r.slug: r.title for r in index.engine.catalog().values()}
@@ -249,7 +259,8 @@ def query_documents(
     ]
     written = _written(query, top, titles, writer, index.settings.max_response_chars)
     elapsed = time.monotonic() - started
-    sessions.record(session, query, sorted({hit.slug for _, hit, _, _ in top}), elapsed)
+    cited = list(dict.fromkeys(hit.slug for _, hit, _, _ in top))
+    sessions.record(session, query, cited, elapsed, topic.state)
     metadata: dict[str, Any] = {"answer_written_by": written[3]}
     if written[4]:
         metadata["note"] = written[4]
@@ -270,10 +281,42 @@ def query_documents(
                 else "BM25 over page passages"
             )
             + ("" if ranking == "bm25" else f"; pages ranked {ranking}"),
-            "earlier_queries_used": len(session.queries) - 1,
+            "earlier_queries_used": len(topic.earlier),
+            "topic": {"state": topic.state, "documents": list(topic.documents)},
             **metadata,
         },
     }
+
+
+def _weights(topic: topics.Topic) -> Any:
+    """slug -> the weight of its passages: 1 for all in a new topic; in a continued one,
+    less for documents off the topic."""
+    if topic.state != "continued":
+        return lambda slug: 1.0
+    focus, cited = set(topic.documents), topic.cited
+
+    def weight(slug: str) -> float:
+        if slug in focus:
+            return 1.0
+        return CITED_WEIGHT if slug in cited else OFF_TOPIC_WEIGHT
+
+    return weight
+
+
+def _with_topic(
+    index: PdfIndex, query: str, tree: Node, hits: list[Any], focus: tuple[str, ...], most: int
+) -> list[Any]:
+    """`hits` and the best `most` pages of each topic document for the same tree: a
+    follow-up's answer may rank low in the library but high in the document it is about."""
+    if not focus:
+        return hits
+    seen = {(h.slug, h.page) for h in hits}
+    merged = list(hits)
+    for slug in focus:
+        (_, found, _), _ = index.ranked(query, tree, most, slug=slug, snippets=False)
+        merged += [h for h in found if (h.slug, h.page) not in seen]
+        seen.update((h.slug, h.page) for h in found)
+    return merged
 
 
 EXTRACTIVE = "none (extractive answer: quoted passages, no language model)"

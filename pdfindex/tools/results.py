@@ -427,6 +427,13 @@ class Source(TypedDict):
     metadata: SourceMetadata
 
 
+class SessionTopic(TypedDict):
+    """How a question stands to its session's topic (`pdfindex.tools.topic`)."""
+
+    state: str  # new, continued or switched
+    documents: list[str]  # the topic's document, searched on its own
+
+
 @_open
 class QueryMetadata(TypedDict):
     processing_time: float
@@ -434,6 +441,7 @@ class QueryMetadata(TypedDict):
     total_tokens: int
     retrieval: str
     earlier_queries_used: int
+    topic: SessionTopic
     answer_written_by: NotRequired[str]  # the client's model (sampling), llm_url, extractive
     note: NotRequired[str]  # why the answer is extractive, or which citations were dropped
 

@@ -49,7 +49,7 @@ class Session:
     session_id: str
     created_at: float
     last_activity: float
-    queries: list[dict] = field(default_factory=list)  # {query, at, cited, seconds}
+    queries: list[dict] = field(default_factory=list)  # {query, at, cited, seconds, topic}
 
     def cited(self) -> set[str]:
         return {slug for q in self.queries for slug in q.get("cited", [])}
@@ -139,13 +139,22 @@ class SessionStore:
         return session
 
     def record(
-        self, session: Session, query: str, cited: list[str], seconds: float | None = None
+        self,
+        session: Session,
+        query: str,
+        cited: list[str],
+        seconds: float | None = None,
+        topic: str | None = None,
     ) -> None:
-        """Add a query to the session and write it; then keep the folder under its cap."""
+        """Add a query to the session and write it; then keep the folder under its cap.
+        `cited`: the documents of its answer, best first; `topic`: how it stands to the
+        session's topic (`topic.Topic.state`)."""
         session.last_activity = time.time()
         entry = {"query": query, "at": session.last_activity, "cited": cited}
         if seconds is not None:
             entry["seconds"] = round(seconds, 3)
+        if topic is not None:
+            entry["topic"] = topic
         session.queries.append(entry)
         session.queries = session.queries[-KEEP_QUERIES:]
         once = len(session.queries) == 1
