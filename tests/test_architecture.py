@@ -24,7 +24,7 @@ LAYERS: list[list[str]] = [
     ["cli"],
     ["server"],
     ["tools"],
-    ["api"],
+    ["api", "ranking"],  # ranking: the one ranking rule of every front (CLI, tools, web)
     ["indexer", "semantic"],  # semantic: the optional embeddings, loaded only when on
     ["search", "convert"],
     ["engine", "elements"],
@@ -68,7 +68,7 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "PIL": "extract.adapters.image",
     "libarchive": "extract.archives",  # ZIP, TAR, 7z: every member's bytes counted
     # Edit distances: typo expansion over a vocabulary, did-you-mean, fuzzy lines and titles.
-    "rapidfuzz": ("engine.vocabulary", "names", "tools.fuzzy", "tools.catalog"),
+    "rapidfuzz": ("engine.vocabulary", "names", "tools.fuzzy", "tools.catalog", "ranking"),
 }
 
 

@@ -116,3 +116,8 @@ def normalize_query(query: str) -> str:
     if len(text) > MAX_QUERY_CHARS:
         raise QueryTooLarge(f"query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
     return text
+
+
+def max_edits(word: str) -> int:
+    """Typos tolerated in a word: none up to 3 letters, one up to 7, then two."""
+    return 0 if len(word) <= 3 else 1 if len(word) <= 7 else 2

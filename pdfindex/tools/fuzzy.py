@@ -33,7 +33,7 @@ from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery, PdfIndexError, SourceUnreachable
 from pdfindex.extract.adapters import adapter_name_for
 from pdfindex.names import lookup
-from pdfindex.text.words import is_cjk, normalize_query, words, words_regex
+from pdfindex.text.words import is_cjk, max_edits, normalize_query, words, words_regex
 from pdfindex.tools import linesearch
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.files import normalize_types
@@ -48,11 +48,6 @@ OVERVIEW_LINES = 3
 MAX_SPELLINGS = 64  # spellings searched per query word (a long word may have hundreds)
 SHOWN_WORDS = 20  # query words whose spellings the answer lists
 _NEWLINE = re.compile("\n")
-
-
-def max_edits(word: str) -> int:
-    """Typos tolerated in a word: none up to 3 letters, one up to 7, then two."""
-    return 0 if len(word) <= 3 else 1 if len(word) <= 7 else 2
 
 
 MATCHINGS = ("auto", "fzf", "regex", "words")
