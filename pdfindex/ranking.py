@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz.distance import OSA, Levenshtein
 
 from pdfindex.models import PageHit
-from pdfindex.query import Term
+from pdfindex.query import Or, Stem, Term
 from pdfindex.search.ranked import ranked_pages
 from pdfindex.search.understand import content_words, is_natural, understand
 from pdfindex.text.words import is_cjk, max_edits, normalize_query, words
@@ -39,7 +39,7 @@ CLEAR_ANSWER = 0.4  # confidence at or above which the first page answers (READM
 ABSENT_FACTOR = 0.5  # confidence kept when a word of the query is on no page at all
 SUGGESTIONS = 3  # nearest index words offered for a word no page holds
 CORRECTED_LENGTH = 5  # a word no page holds is replaced only from this many letters on
-CORRECTION_SHARE = 0.001  # ... by a word on at least this share of the pages (or 2)
+CORRECTION_SHARE = 0.001  # ... by a word on at least this share of the pages (or 1)
 
 
 @dataclass
@@ -53,7 +53,9 @@ class Ranking:
     query: str  # what was ranked: the query, or its correction
     corrected: dict[str, str] = field(default_factory=dict)  # word -> the word ranked instead
     suggestions: dict[str, list[str]] = field(default_factory=dict)  # words no page holds
+    absent: list[str] = field(default_factory=list)  # the query's words no page holds
     confidence: float = 0.0  # the first page's share of the query's weight (0-1)
+    weights: dict[str, tuple[int, float]] = field(default_factory=dict)  # word -> pages, IDF
 
     @property
     def clear(self) -> bool:
@@ -72,13 +74,16 @@ def rank(
     """The best `limit` pages for `query` (in one document, within a page range), the
     query corrected when a word of it is in no page, and the first page's confidence."""
     text = normalize_query(query)
+    if not index.stats()["pages"]:  # nothing indexed: nothing to count or correct
+        (total, hits, terms), method = _ranked(index, text, limit, slug, pages, snippets)
+        return Ranking(total, hits, terms, method, text)
     weights = word_weights(index, text)
     unknown = [w for w, (pages_holding, _) in weights.items() if pages_holding == 0]
     suggestions = {w: nearest(index, w) for w in unknown}
     suggestions = {w: found for w, found in suggestions.items() if found}
     corrected: dict[str, str] = {}
     if is_natural(text):
-        floor = max(2, int(CORRECTION_SHARE * index.stats()["pages"]))
+        floor = max(1, int(CORRECTION_SHARE * index.stats()["pages"]))
         for word, found in suggestions.items():
             likely = [(w, n) for w, n in found if _typo_of(word, w) and n >= floor]
             if likely and len(word) >= CORRECTED_LENGTH:
@@ -90,8 +95,9 @@ def rank(
     ranked = _ranked(index, text, limit, slug, pages, snippets)
     (total, hits, terms), method = ranked
     first = hits[0].text if hits else ""
+    confidence = coverage(weights, first)
     return Ranking(
-        total, hits, terms, method, text, corrected, suggestions, coverage(weights, first)
+        total, hits, terms, method, text, corrected, suggestions, unknown, confidence, weights
     )
 
 
@@ -110,8 +116,8 @@ def _ranked(
 
 
 def word_weights(index: PdfIndex, text: str) -> dict[str, tuple[int, float]]:
-    """Each content word of a natural-language query -> (pages holding it, its IDF);
-    none for explicit syntax, whose words are not all wanted."""
+    """Each content word of a natural-language query -> (pages holding it or a word of
+    its stem, its IDF); none for explicit syntax, whose words are not all wanted."""
     if not is_natural(text):
         return {}
     pages = max(1, index.stats()["pages"])
@@ -119,9 +125,15 @@ def word_weights(index: PdfIndex, text: str) -> dict[str, tuple[int, float]]:
     for word in content_words(text):
         if is_cjk(word):
             continue
-        holding = ranked_pages(index.engine, Term(word), 1, snippets=False).total
+        holding = pages_holding(index, word)
         weights[word] = (holding, math.log(1 + pages / (1 + holding)))
     return weights
+
+
+def pages_holding(index: PdfIndex, word: str) -> int:
+    """Pages holding `word` or a word of its stem (keep: keeping)."""
+    tree = Or((Term(word), Stem(word)))
+    return ranked_pages(index.engine, tree, 1, snippets=False).total
 
 
 def coverage(weights: dict[str, tuple[int, float]], text: str) -> float:
@@ -132,12 +144,16 @@ def coverage(weights: dict[str, tuple[int, float]], text: str) -> float:
     if not total or not text:
         return 0.0
     held = set(words(text))
-    starts = {w[: max(4, len(w) - 2)] for w in held}
-    found = sum(
-        idf for w, (_, idf) in weights.items() if w in held or w[: max(4, len(w) - 2)] in starts
-    )
+    found = sum(idf for w, (_, idf) in weights.items() if w in held or _stem_held(w, held))
     absent = any(pages == 0 for pages, _ in weights.values())
     return round(found / total * (ABSENT_FACTOR if absent else 1.0), 3)
+
+
+def _stem_held(word: str, held: set[str]) -> bool:
+    """Whether a word of `held` starts as `word` does but for its last two letters (at
+    least four kept): margins, margin; change, changed."""
+    start = word[: max(4, len(word) - 2)]
+    return any(w.startswith(start) for w in held)
 
 
 def nearest(index: PdfIndex, word: str) -> list[tuple[str, int]]:
@@ -178,3 +194,22 @@ def _replace_words(text: str, corrected: dict[str, str]) -> str:
 
 def _boundary(text: str, i: int) -> bool:
     return i < 0 or i >= len(text) or not text[i].isalnum()
+
+
+def notes(found: Ranking) -> list[str]:
+    """What a reader should know before the pages, in every front's words: the
+    correction searched, the words no page holds, and that no page clearly answers."""
+    said = []
+    if found.corrected:
+        typed = ", ".join(found.corrected)
+        said.append(f"No page holds {typed}: showing results for {found.query!r}.")
+    for word in (w for w in found.absent if w not in found.corrected):
+        near = found.suggestions.get(word)
+        hint = f"; did you mean {' or '.join(near)}?" if near else "."
+        said.append(f"No page holds {word!r}{hint}")
+    if found.hits and not found.clear:
+        said.append(
+            f"No page clearly answers this (confidence {found.confidence:.2f}, clear from "
+            f"{CLEAR_ANSWER}); the closest pages:"
+        )
+    return said

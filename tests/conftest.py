@@ -50,6 +50,7 @@ POSTGRES_MODULES = {
     "test_postgres.py",
     "test_sources.py",
     "test_folders.py",  # several folders as sources of one library
+    "test_ranking.py",  # word counts, corrections and confidence from each engine
 }
 POSTGRES_ONLY = {"test_postgres.py", "test_sources.py"}  # the postgres engine's own tests
 POSTGRES: dict[str, pgserver.PgServer | None] = {"server": None}  # the postgres pass's

@@ -245,30 +245,30 @@ def test_element_search_understands_questions_too(engine: Engine) -> None:
     assert found[0][0]["label"] == "Figure 1"
 
 
-# -- the CLI: every word first, then the best-matching pages --------------------------------
+# -- the CLI ranks as the tools do (pdfindex.ranking) --------------------------------------
 
 
-def test_cli_search_falls_back_to_the_best_matching_pages(index: PdfIndex) -> None:
+def test_cli_search_ranks_as_the_tools_do(index: PdfIndex) -> None:
     root = str(index.settings.root)
     runner = CliRunner()
     every = runner.invoke(main, ["search", "--root", root, "How did release 15 change?", "--json"])
     assert every.exit_code == 0, every.output
     answer = json.loads(every.stdout)
-    assert answer["all_words"] is True
-    assert answer["total"] == 1
-    assert "best-matching" not in every.stderr
+    assert answer["ranking"] == "bm25"
+    assert answer["clear"] is True
+    assert answer["hits"][0]["path"] == "release.pdf"
 
     some = runner.invoke(main, ["search", "--root", root, "How do I load zebra packages?"])
     assert some.exit_code == 0, some.output
-    assert "loading.pdf  page 1" in some.stdout
-    assert "No page holds all of load zebra packages: the best-matching pages." in some.stderr
+    assert "loading.pdf  page 1" in some.stdout.splitlines()[0]
+    assert "No page holds 'zebra'" in some.stderr
+    assert "(ranking: bm25)" in some.stdout
     parsed = json.loads(
         runner.invoke(main, ["search", "--root", root, "load zebra packages?", "--json"]).stdout
     )
-    assert parsed["all_words"] is False
     assert parsed["hits"][0]["path"] == "loading.pdf"
 
-    # Explicit syntax requires what it says, as before: no fallback.
+    # Explicit syntax requires what it says: no page holds both.
     none = runner.invoke(main, ["search", "--root", root, "loading AND zebra"])
     assert none.exit_code == 1
     assert "0 of 0 pages" in none.stdout

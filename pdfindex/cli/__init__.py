@@ -392,9 +392,10 @@ def search(
 ) -> None:
     """Search the index: words, "phrases", word~2 (fuzzy, at most 2), AND/OR/NOT, prefix*.
 
-    Ranked search prints pages best first. A question or list of words (no operators)
-    finds pages holding all its words but function words, else the best-matching pages
-    (said on stderr). --exact prints each line holding an occurrence as path:page:line
+    Ranked search prints pages best first, as the MCP tools rank them: a question or
+    list of words ranks pages holding more of its words first; a word on no page is
+    corrected or given suggestions, and a question no page clearly answers is said to
+    be so (stderr). --exact prints each line holding an occurrence as path:page:line
     (-l: file names only).
 
     \b
@@ -432,35 +433,41 @@ def _ranked(
     limit: int,
     as_json: bool,
 ) -> bool:
-    from pdfindex.search import understand
+    """Ranked pages as every front ranks them (`pdfindex.ranking`): the correction it
+    searched and the ranking it used on stderr, and whether any page clearly answers."""
+    from pdfindex.api import _page_range
+    from pdfindex.query import parse
+    from pdfindex.ranking import notes, rank
+    from pdfindex.search.understand import is_natural
 
-    # All the words first (a question's content words); when no page holds them all, the
-    # best-matching pages, saying so (pdfindex.search.understand).
-    total, hits = index.search(
-        understand.all_words(query), limit=limit, document=document, pages=pages
-    )
-    found = understand.required_words(query)
-    alone = len(understand.content_words(query)) < 2  # one word (or CJK pair): nothing looser
-    every_word = bool(hits) or not understand.is_natural(query) or alone
-    if not every_word:
-        total, hits = index.search(
-            understand.understand(query), limit=limit, document=document, pages=pages
-        )
-        if hits:
-            click.echo(
-                f"No page holds all of {' '.join(found)}: the best-matching pages.", err=True
-            )
+    if not is_natural(query):
+        parse(query, any_word=True)  # a person is told what is wrong with their syntax
+    slug = index.find_record(document).slug if document else None
+    found = rank(index, query, limit, slug, _page_range(pages) if pages else None)
     if as_json:
         from dataclasses import asdict
 
-        rows = [{k: v for k, v in asdict(h).items() if k != "text"} for h in hits]
-        echo_json({"total": total, "all_words": every_word, "hits": rows})
-    else:
-        for n, hit in enumerate(hits, start=1):
-            snippet = " ".join(hit.snippet.split())
-            click.echo(f"{n}. {hit.path}  page {hit.page}  (score {hit.score:.2f})\n   {snippet}")
-        click.echo(f"{len(hits)} of {total} pages")
-    return bool(hits)
+        rows = [{k: v for k, v in asdict(h).items() if k != "text"} for h in found.hits]
+        echo_json(
+            {
+                "total": found.total,
+                "query": found.query,
+                "corrected": found.corrected,
+                "suggestions": found.suggestions,
+                "ranking": found.method,
+                "confidence": found.confidence,
+                "clear": found.clear,
+                "hits": rows,
+            }
+        )
+        return bool(found.hits)
+    for line in notes(found):
+        click.echo(line, err=True)
+    for n, hit in enumerate(found.hits, start=1):
+        snippet = " ".join(hit.snippet.split())
+        click.echo(f"{n}. {hit.path}  page {hit.page}  (score {hit.score:.2f})\n   {snippet}")
+    click.echo(f"{len(found.hits)} of {found.total} pages (ranking: {found.method})")
+    return bool(found.hits)
 
 
 def _exact(

@@ -17,8 +17,8 @@ from pdfindex.elements.detect import ELEMENT_TYPES
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import ElementRecord, FileRecord, FileStatus
 from pdfindex.names import unreadable
+from pdfindex.ranking import notes, rank
 from pdfindex.search.ranked import ranked_elements
-from pdfindex.search.understand import understand
 from pdfindex.tools import names
 from pdfindex.tools.budget import cap_text
 from pdfindex.tools.outcomes import error
@@ -48,20 +48,21 @@ def record_by_slug(index: PdfIndex, slug: str) -> FileRecord:
 def search_documents(
     index: PdfIndex, query: str, limit: int = 10, document_slug: str | None = None
 ) -> str:
-    """Ranked pages (BM25, the query understood as `pdfindex.search.understand` says, or
-    hybrid with the semantic extra), numbered, with type, label, slug, page and a snippet;
-    the last line says which ranking was used."""
+    """Ranked pages as every front ranks them (`pdfindex.ranking`: the query understood,
+    corrected when a word is on no page, BM25 or hybrid), numbered, with type, label,
+    slug, page and a snippet; the notes say what was corrected and whether a page clearly
+    answers, the last line which ranking was used and the first page's confidence."""
     if not 1 <= limit <= 50:
         raise InvalidQuery("limit must be from 1 to 50")
     slug = record_by_slug(index, document_slug).slug if document_slug else None
-    tree = understand(query)
-    (total, hits, _), ranking = index.ranked(query, tree, limit, slug=slug)
+    found = rank(index, query, limit, slug)
+    total, hits = found.total, found.hits
     _, elements = ranked_elements(
-        index.engine, query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
+        index.engine, found.query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
     )
     if not hits and not elements:
-        return f'No results for "{query}".'
-    lines = [f'Found {total} pages for "{query}", showing {len(hits)}:', ""]
+        return "\n".join([f'No results for "{query}".', *notes(found)])
+    lines = [f'Found {total} pages for "{query}", showing {len(hits)}:', *notes(found), ""]
     for n, hit in enumerate(hits, start=1):
         snippet = " ".join(hit.snippet.split())
         lines += [
@@ -79,7 +80,7 @@ def search_documents(
     lines.append("Follow up with get_page_image(document_slug, page_number) to see a page.")
     if elements:
         lines.append("get_element_image(document_slug, element_label) shows an element.")
-    lines.append(f"Ranking: {ranking}")
+    lines.append(f"Ranking: {found.method}; confidence {found.confidence:.2f}")
     return "\n".join(lines)
 
 

@@ -22,6 +22,7 @@ from pdfindex.extract.adapters import adapter_name_for, supported_extensions
 from pdfindex.models import FileStatus
 from pdfindex.names import NAMING
 from pdfindex.query import Node, Or, Term, any_of
+from pdfindex.ranking import CLEAR_ANSWER, coverage, rank
 from pdfindex.search import understand as understanding
 from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.text.words import query_words, words
@@ -220,13 +221,14 @@ def query_documents(
     if index.stats()["by_status"].get(FileStatus.OK, 0) == 0:
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     try:
-        tree, wanted = _question(query, [])
-        (_, hits, terms), ranking = index.ranked(query, tree, top_k * 4, snippets=False)
-        topic = topics.of(index, session, query, [hit.slug for hit in hits])
+        found = rank(index, query, top_k * 4, snippets=False)  # as every front ranks
+        asked, hits, terms, ranking = found.query, found.hits, found.terms, found.method
+        _, wanted = _question(asked, [])
+        topic = topics.of(index, session, asked, [hit.slug for hit in hits])
         if topic.earlier:  # a follow-up: ranked again with the session's words and documents
-            tree, _ = _question(query, list(topic.earlier))
-            (_, hits, _), ranking = index.ranked(query, tree, top_k * 4, snippets=False)
-            hits = _with_topic(index, query, tree, hits, topic.documents, top_k * 2)
+            tree, _ = _question(asked, list(topic.earlier))
+            (_, hits, _), ranking = index.ranked(asked, tree, top_k * 4, snippets=False)
+            hits = _with_topic(index, asked, tree, hits, topic.documents, top_k * 2)
     except PdfIndexError as exc:
         return error("ValidationError", str(exc))
     # A passage's share of the question's words: its other forms count (loaded, loading)
@@ -251,12 +253,13 @@ def query_documents(
                 "document_id": hit.slug,
                 "title": titles.get(hit.slug, hit.slug),
                 "page": hit.page,
-                "relevance_score": round(score, 4),
+                "relevance_score": coverage(found.weights, chunk),
                 "chunk_index": number,
             },
         }
         for score, hit, number, chunk in top
     ]
+    clear = bool(top) and coverage(found.weights, top[0][1].text) >= CLEAR_ANSWER
     written = _written(query, top, titles, writer, index.settings.max_response_chars)
     elapsed = time.monotonic() - started
     cited = list(dict.fromkeys(hit.slug for _, hit, _, _ in top))
@@ -268,7 +271,7 @@ def query_documents(
         "status": "success",
         "session_id": session.session_id,
         "query": query,
-        "answer": written[0] or _answer(top, marked),
+        "answer": written[0] or _answer(top, marked, clear),
         "sources": sources,
         "query_metadata": {
             "processing_time": round(elapsed, 3),
@@ -282,6 +285,9 @@ def query_documents(
             )
             + ("" if ranking == "bm25" else f"; pages ranked {ranking}"),
             "earlier_queries_used": len(topic.earlier),
+            "confidence": found.confidence,
+            "clear_answer": clear,
+            **({"searched": asked, "corrected": found.corrected} if found.corrected else {}),
             "topic": {"state": topic.state, "documents": list(topic.documents)},
             **metadata,
         },
@@ -352,11 +358,12 @@ def _written(
     return text, written.model, written.tokens, writer.via, note
 
 
-def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str]) -> str:
-    """The best sentence of each of the top passages, quoted, with its citation."""
+def _answer(top: list[tuple[float, Any, int, str]], wanted: set[str], clear: bool) -> str:
+    """The best sentence of each of the top passages, quoted, with its citation; said
+    to be only the closest when no page clearly answers (`pdfindex.ranking`)."""
     if not top:
         return "No passage in the library matches this query."
-    lines = []
+    lines = [] if clear else ["No page clearly answers this; the closest passages:"]
     for _, hit, _, chunk in top[:3]:
         sentences = _SENTENCE_END.split(chunk)
         sentence = max(sentences, key=lambda s: len(_passage_words(s) & wanted))

@@ -442,6 +442,10 @@ class QueryMetadata(TypedDict):
     retrieval: str
     earlier_queries_used: int
     topic: SessionTopic
+    confidence: float  # the first page's share of the question's weight (pdfindex.ranking)
+    clear_answer: bool  # whether the first passage's page clearly answers
+    searched: NotRequired[str]  # the corrected question searched instead
+    corrected: NotRequired[dict[str, str]]  # word -> the word searched instead
     answer_written_by: NotRequired[str]  # the client's model (sampling), llm_url, extractive
     note: NotRequired[str]  # why the answer is extractive, or which citations were dropped
 
