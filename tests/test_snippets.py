@@ -114,13 +114,19 @@ def test_the_issue_s_phrase_is_shown_not_the_first_lone_words(tmp_path: Path) ->
         "the effective page margins are set by the geometry package."
     )
     pdfgen.write_pdf(tmp_path / "files" / "layout.pdf", [text])
+    pdfgen.write_hyphenated_pdf(
+        tmp_path / "files" / "split.pdf", "how page", "margins", 4, "are set " * 40
+    )
     index = PdfIndex(make_settings(tmp_path))
     try:
         index.reindex()
         _, hits = index.search('"page margins"')
     finally:
         index.close()
-    assert "the effective **page margins** are set" in hits[0].snippet
+    shown = {hit.path: hit.snippet for hit in hits}
+    assert "the effective **page margins** are set" in shown["layout.pdf"]
+    # A phrase the index matched across a line-end hyphen (`marg-\nins`) is marked too.
+    assert shown["split.pdf"].startswith("how **page marg- ins** are set")
 
 
 # -- the rule on its own -----------------------------------------------------------------
@@ -132,7 +138,7 @@ def test_the_issue_s_phrase_is_shown_not_the_first_lone_words(tmp_path: Path) ->
     data=st.data(),
 )
 def test_a_phrase_found_in_any_text_is_marked_whole(text: list[str], data: st.DataObject) -> None:
-    page = " ".join(text)
+    page = "".join(word + data.draw(st.sampled_from([" ", "\n", " \t\r\n  "])) for word in text)
     found = words(page)
     length = data.draw(st.integers(2, min(4, len(found))))
     at = data.draw(st.integers(0, len(found) - length))

@@ -13,12 +13,14 @@ found 40,000 times on a page costs 40,000 steps, not 40,000².
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import NamedTuple
 
 from pdfindex.query import Node, Phrase, leaves
-from pdfindex.text.words import is_cjk, word_spans, words_regex
+from pdfindex.text.index import index_word_spans
+from pdfindex.text.words import is_cjk, words_regex
 
 WIDTH = 240  # characters a snippet shows
 LEAD = 40  # of which before the first match of the window, for context
@@ -50,7 +52,7 @@ def snippet(
     best window of matches (module docstring), each term and phrase occurrence in it
     marked **like this**; `…` says the page goes on."""
     flat = " ".join(text.split())
-    units = term_units(flat, terms, max_terms) + phrase_units(flat, phrases)
+    units = term_units(flat, terms, max_terms) + phrase_units(text, phrases)
     if not units:
         return flat[:width] + ("…" if len(flat) > width else "")
     units.sort(key=lambda u: (u.start, u.end))
@@ -86,13 +88,15 @@ def term_units(flat: str, terms: set[str], max_terms: int = 200) -> list[Unit]:
     return [Unit(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
 
 
-def phrase_units(flat: str, phrases: Sequence[Phrase]) -> list[Unit]:
-    """Every occurrence of each phrase in the page's words: its words side by side (slop
-    1), or in order with at most `slop - 1` other words between them, the shortest from
-    each first word."""
+def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
+    """Every occurrence of each phrase in the page's words as phrase search sees them
+    (a word hyphenated at a line end whole), placed in the text with its whitespace runs
+    flattened: its words side by side (slop 1), or in order with at most `slop - 1`
+    other words between them, the shortest from each first word."""
     if not phrases:
         return []
-    spans = word_spans(flat)
+    spans = index_word_spans(text)
+    flat = _flattened(text)
     found: list[Unit] = []
     for phrase in phrases:
         first, rest = phrase.words[0], phrase.words[1:]
@@ -100,8 +104,25 @@ def phrase_units(flat: str, phrases: Sequence[Phrase]) -> list[Unit]:
             if word == first:
                 end = _phrase_end(spans, i, rest, phrase.slop - 1)
                 if end is not None:
-                    found.append(Unit(start, end, phrase.words))
+                    found.append(Unit(flat(start), flat(end - 1) + 1, phrase.words))
     return found
+
+
+def _flattened(text: str) -> Callable[[int], int]:
+    """Where a non-space character of `text` stands once its whitespace runs are one
+    space and its ends trimmed (" ".join(text.split()))."""
+    tokens = [m.span() for m in re.finditer(r"\S+", text)]
+    starts = [s for s, _ in tokens]
+    flat_starts, at = [], 0
+    for s, e in tokens:
+        flat_starts.append(at)
+        at += e - s + 1
+
+    def position(index: int) -> int:
+        n = bisect_right(starts, index) - 1
+        return flat_starts[n] + index - starts[n]
+
+    return position
 
 
 def _phrase_end(
