@@ -316,10 +316,10 @@ _PATH_FIELDS = {"files", "folder", "index", "cache"}  # stats lines whose value 
 @click.pass_context
 @handle_errors
 def list_documents(ctx: click.Context, as_json: bool) -> None:
-    """The indexed documents: a header, then a row per document with its path, slug (the
-    name library tools and --doc take), pages and status (ok, empty, encrypted, failed,
-    unsupported: a type no adapter reads); a problem's reason follows on indented lines.
-    On a terminal the columns fit its width, long names shortened in the middle.
+    """The indexed documents: path, slug (the name library tools and --doc take), pages,
+    status (ok, empty, encrypted, failed, unsupported: a type no adapter reads), in
+    columns under a header; a problem's reason follows its row, indented. On a terminal
+    the columns fit its width, long names shortened in the middle.
 
     \b
     Example:
