@@ -296,13 +296,16 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     for label, value in fields:
         head = f"{label + ':':<13}"
         if label in _PATH_FIELDS and width is not None:  # a path: shortened in the middle
-            click.echo(head + terminal.shorten(value, width - len(head)))
+            path, paren, rest = value.partition(" (")  # what follows it kept whole
+            room = max(8, width - len(head) - terminal.cells(paren + rest))
+            click.echo(terminal.cut(head + terminal.shorten(path, room) + paren + rest, width))
             continue
         for line in terminal.wrap(value, width, indent=" " * len(head), first=head):
             click.echo(line)
     for problem in info["problems"]:
-        line = f"  {problem['status']}: {problem['path']}: {problem['reason']}"
-        click.echo(terminal.cut(line, width))
+        what = f"{problem['path']}: {problem['reason']}"
+        for line in terminal.wrap(what, width, " " * 4, f"  {problem['status']}: "):
+            click.echo(line)
     if not info["documents"]:
         click.echo(EMPTY_HINT.format(index=info["index_dir"]), err=True)
 

@@ -63,11 +63,12 @@ def snippet(
     if start:  # cut between words where one ends near the edge
         space = flat.find(" ", start, min(anchor, start + EDGE))
         start = space + 1 if space >= 0 else start
+    shown = [(u.start, u.end) for u in units if u.start >= start and u.end <= end]
     if end < len(flat):
-        space = flat.rfind(" ", max(anchor + reach, end - EDGE), end)
+        space = flat.rfind(" ", max([end - EDGE] + [e for _, e in shown]), end)
         end = space if space >= 0 else end
     out, cursor = [], start
-    for s, e in merged((u.start, u.end) for u in units if u.start >= start and u.end <= end):
+    for s, e in merged(shown):
         out += [flat[cursor:s], "**", flat[s:e], "**"]
         cursor = e
     out.append(flat[cursor:end])
