@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -149,30 +148,36 @@ def best_window(units: Sequence[Unit], reach: int) -> int:
     the most distinct keys, then the most units; the first such. Units are sorted by
     start, none longer than `reach`. One sweep: each unit enters the window once (by its
     end) and leaves once (by its start)."""
-    at_phrase = any(isinstance(u.key, tuple) for u in units)
-    by_end = sorted(range(len(units)), key=lambda j: units[j].end)
+    starts = [u.start for u in units]
+    ends = [u.end for u in units]
+    names = [u.key for u in units]
+    anchors = [isinstance(key, tuple) for key in names]  # phrase occurrences
+    if not any(anchors):
+        anchors = [True] * len(units)
+    ordered = all(ends[j] <= ends[j + 1] for j in range(len(ends) - 1))  # no phrase spans
+    by_end = range(len(units)) if ordered else sorted(range(len(units)), key=ends.__getitem__)
     inside = [False] * len(units)
-    keys: Counter[Hashable] = Counter()
+    counts: dict[Hashable, int] = {}
     held = entered = 0
-    best, best_score = 0, (-1, -1)
-    for i, unit in enumerate(units):
+    best, most, most_held = 0, -1, -1
+    for i, start in enumerate(starts):
         if i and inside[i - 1]:  # the unit before this one starts before the window
             inside[i - 1] = False
-            gone = units[i - 1].key
-            keys[gone] -= 1
-            if not keys[gone]:
-                del keys[gone]
+            gone = names[i - 1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
             held -= 1
-        while entered < len(units) and units[by_end[entered]].end <= unit.start + reach:
+        while entered < len(units) and ends[by_end[entered]] <= start + reach:
             j = by_end[entered]
             entered += 1
             if j >= i:  # a unit before the window never comes back
                 inside[j] = True
-                keys[units[j].key] += 1
+                counts[names[j]] = counts.get(names[j], 0) + 1
                 held += 1
-        score = (len(keys), held)
-        if score > best_score and (isinstance(unit.key, tuple) or not at_phrase):
-            best, best_score = i, score
+        distinct = len(counts)
+        if anchors[i] and (distinct > most or (distinct == most and held > most_held)):
+            best, most, most_held = i, distinct, held
     return best
 
 

@@ -41,6 +41,8 @@ def index_word_spans(page_text: str) -> list[tuple[str, int, int]]:
     each stands in `page_text`: a word hyphenated at a line end is one word over its
     parts (`architec-\\nture` is architecture), so a snippet finds the phrases the index
     matched."""
+    if not any(hyphen in page_text for hyphen in HYPHENS):  # most pages: nothing to join
+        return word_spans(page_text)
     spans: list[tuple[str, int, int]] = []
     done = 0
     for match in _JOINABLE.finditer(page_text):
