@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from pdfindex.api import PdfIndex
 from pdfindex.cli import main
-from pdfindex.cli.terminal import cells, shorten
+from pdfindex.cli.terminal import cells, shorten, wrap
 from tests import pdfgen
 from tests.conftest import make_settings
 
@@ -88,6 +88,14 @@ def test_shortening_counts_wide_characters_as_two_cells() -> None:
 
 def test_a_name_that_fits_is_left_alone() -> None:
     assert shorten("guide.pdf", 9) == "guide.pdf"
+
+
+@pytest.mark.parametrize("width", [20, 41, 80])
+def test_wrapped_text_fits_in_cells_and_keeps_every_character(width: int) -> None:
+    text = "the " * 20 + "安定版は" * 30 + " " + "x" * 200 + " **page margins**"
+    lines = wrap(text, width, "   ", "   ")
+    assert [line for line in lines if cells(line) > width] == []
+    assert "".join(line.strip().replace(" ", "") for line in lines) == text.replace(" ", "")
 
 
 # -- list --------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import textwrap
 import unicodedata
 from collections.abc import Sequence
 from typing import TextIO
@@ -79,18 +78,28 @@ def cut(text: str, width: int | None) -> str:
 
 
 def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> list[str]:
-    """`text` as lines of `width` cells, the first starting with `first`, the others
-    with `indent` (None: one line)."""
+    """`text` as lines of `width` cells (a wide character counts two), broken at spaces,
+    a word longer than a line broken where it must; the first line starts with `first`,
+    the others with `indent` (None: one line)."""
     if width is None:
         return [first + text]
     room = max(width, cells(indent) + 10, cells(first) + 10)
-    return textwrap.wrap(
-        text,
-        room,
-        initial_indent=first,
-        subsequent_indent=indent,
-        break_on_hyphens=False,
-    ) or [first.rstrip()]
+    lines: list[tuple[str, str]] = [(first, "")]  # (lead, words)
+    for word in text.split():
+        while word:
+            lead, words = lines[-1]
+            joined = f"{words} {word}" if words else word
+            if cells(lead + joined) <= room:
+                lines[-1] = (lead, joined)
+                break
+            if words:  # the word starts the next line
+                lines.append((indent, ""))
+                continue
+            piece = _head(word, room - cells(lead)) or word[0]  # longer than a line
+            lines[-1] = (lead, piece)
+            lines.append((indent, ""))
+            word = word[len(piece) :]
+    return [(lead + words).rstrip() for lead, words in lines if words] or [first.rstrip()]
 
 
 def parts(pieces: Sequence[str], width: int | None, sep: str = "; ") -> list[str]:
