@@ -92,10 +92,8 @@ def table(result: dict[str, Any]) -> str:
         "|---:|---:|" + "---:|" * len(ANSWERABLE),
     ]
     for line in result["sweep"]:
-        cells = [
-            f"{line[n.split('.')[0]]['right_flagged']:.2f} / {line[n.split('.')[0]]['wrong_flagged']:.2f}"
-            for n in ANSWERABLE
-        ]
+        sets = [line[n.split(".")[0]] for n in ANSWERABLE]
+        cells = [f"{c['right_flagged']:.2f} / {c['wrong_flagged']:.2f}" for c in sets]
         mark = " ←" if line["threshold"] == result["threshold"] else ""
         lines.append(
             f"| {line['threshold']:.2f}{mark} | {line['false_confidence']:.2f} | "

@@ -71,6 +71,7 @@ ONE_PASS = {
     "test_slow_files.py",  # the extraction pool and its budgets, whatever the engine
     "test_memory_caps.py",
     "test_readme.py",
+    "test_cli_terminal.py",  # the terminal's width, whatever the engine
     "test_benchmarks_smoke.py",
     "test_semantic.py",  # the embeddings and their fusion do not depend on the engine
     "test_postgres_replica.py",  # its own primary and standby, whatever the pass's engine
@@ -156,6 +157,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> It
     postgres pass PDFINDEX_DATABASE_URL the test's own database, also make_settings's for
     tmp_path, dropped after the test)."""
     _drop_settings(monkeypatch)
+    monkeypatch.delenv("COLUMNS", raising=False)  # the CLI fits its output to it
     monkeypatch.setenv(f"{ENV_PREFIX}ENGINE", ENGINE["name"])
     monkeypatch.chdir(tmp_path)
     url = database_for(tmp_path)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import io
 import json
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from PIL import Image
 from pdfindex.errors import InvalidQuery
 from pdfindex.extract.adapters.pdfium import MAX_PIXELS
 from pdfindex.query import MAX_DEPTH, MAX_PHRASE_WORDS, parse
-from pdfindex.search.ranked import densest, snippet
+from pdfindex.search.snippets import snippet
 from pdfindex.tools.budget import serialise
 from tests import pdfgen
 from tests.conftest import make_settings
@@ -61,17 +60,6 @@ def limit_of(client: InMemory) -> int:
 
 
 # -- point 4: linear snippets and parsing ------------------------------------------------
-
-
-def test_densest_window_is_the_first_fullest_one() -> None:
-    """The two-pointer window search picks what the obvious quadratic one picks."""
-    rng = random.Random(13)
-    for _ in range(500):
-        starts = sorted(rng.sample(range(400), rng.randint(1, 40)))
-        spans = [(s, s + 2) for s in starts]
-        reach = rng.randint(-5, 150)
-        counts = [sum(1 for t, _ in spans[i:] if t < s + reach) for i, (s, _) in enumerate(spans)]
-        assert densest(spans, reach) == counts.index(max(counts))
 
 
 @pytest.mark.timeout(30)

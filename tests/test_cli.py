@@ -251,9 +251,11 @@ def test_list_shows_slug_pages_and_status(root: Path) -> None:
     assert by_path["broken.pdf"]["status"] == "failed"
     assert by_path["broken.pdf"]["error"]
     text = run(root, "list").stdout.splitlines()
+    assert text[0].split() == ["PATH", "SLUG", "PAGES", "STATUS"]
     assert re.fullmatch(r"sub/Field Notes\.pdf\s+sub_field_notes\s+2\s+ok", text[-1])
-    assert text[0].startswith("broken.pdf")
-    assert "failed" in text[0]
+    assert text[1].startswith("broken.pdf")
+    assert text[1].endswith("failed")
+    assert text[2].startswith("    ")  # its reason, under it
 
 
 @pytest.mark.parametrize("name", ["guide.pdf", "guide", "GUIDE", "./guide.pdf"])

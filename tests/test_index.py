@@ -243,7 +243,7 @@ def test_pdfminer_extractor_indexes_the_same_words(tmp_path: Path) -> None:
 
 
 def test_snippet_marks_whole_words_where_they_cluster() -> None:
-    from pdfindex.search.ranked import snippet
+    from pdfindex.search.snippets import snippet
 
     text = "fox " + "filler words here " * 30 + "The quick Fox jumps over the foxes; fox again."
     marked = snippet(text, {"fox", "quick"}, width=80)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from pdfindex.cli import terminal
 from pdfindex.cli.options import (
     CliError,
     command_settings,
@@ -130,14 +131,14 @@ _STAGE_LABELS = {"text": "page text", "elements": "figures, tables, equations"}
 
 
 def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
-    """A progress callback drawing a bar per pass (text, then elements) on a terminal
+    """A progress callback drawing a line per pass (text, then elements) on a terminal
     (stderr), naming the file just done; silent otherwise."""
     state: dict[str, Any] = {}
 
     def finish() -> None:
-        bar = state.pop("bar", None)
-        if bar is not None:
-            bar.__exit__(None, None, None)
+        line = state.pop("line", None)
+        if line is not None:
+            line.close()
 
     def update(step: Step) -> None:
         if not sys.stderr.isatty():
@@ -145,15 +146,9 @@ def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
         if state.get("stage") != step.stage:
             finish()
             state["stage"] = step.stage
-            state["bar"] = click.progressbar(
-                length=step.total,
-                label=_STAGE_LABELS.get(step.stage, step.stage),
-                file=sys.stderr,
-                item_show_func=lambda path: path,
-            )
-            state["bar"].__enter__()
-        if step.done:
-            state["bar"].update(1, current_item=step.path)
+            label = _STAGE_LABELS.get(step.stage, step.stage)
+            state["line"] = terminal.ProgressLine(sys.stderr, label, step.total)
+        state["line"].update(step.done, step.path)
 
     return update, finish
 
@@ -222,10 +217,8 @@ def _embed_pending(index: PdfIndex) -> dict[str, Any]:
         if not sys.stderr.isatty():
             return
         if "bar" not in state:
-            state["bar"] = click.progressbar(length=total, label="embedding", file=sys.stderr)
-            state["bar"].__enter__()
-        state["bar"].update(done - state.get("done", 0))
-        state["done"] = done
+            state["bar"] = terminal.ProgressLine(sys.stderr, "embedding", total)
+        state["bar"].update(done)
 
     try:
         semantic.run(progress=progress)
@@ -234,7 +227,7 @@ def _embed_pending(index: PdfIndex) -> dict[str, Any]:
         raise SystemExit(130) from None
     finally:
         if "bar" in state:
-            state["bar"].__exit__(None, None, None)
+            state["bar"].close()
     return semantic.status()
 
 
@@ -246,9 +239,14 @@ def _semantic_line(info: dict[str, Any]) -> str:
 
 
 def _print_summary(summary: Summary) -> None:
-    click.echo(summary.line())
+    """The summary line (on a terminal, broken between its parts to fit), then a line
+    per failed file (wrapped under its name)."""
+    for line in terminal.parts(summary.line().split("; "), terminal.columns(sys.stdout)):
+        click.echo(line)
+    width = terminal.columns(sys.stderr)
     for path, reason in sorted(summary.failures.items()):
-        click.echo(f"  failed: {path}: {reason}", err=True)
+        for line in terminal.wrap(f"{path}: {reason}", width, " " * 4, "  failed: "):
+            click.echo(line, err=True)
 
 
 @main.command()
@@ -269,33 +267,50 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         echo_json(info)
         return
     counts = ", ".join(f"{n} {status}" for status, n in info["by_status"].items())
-    click.echo(f"documents:   {info['documents']} ({counts})")
-    click.echo(f"pages:       {info['pages']}")
     parts = "its tables in the database" if info["database"] else f"{info['segments']} segments"
-    click.echo(f"index size:  {info['index_bytes'] / 1e6:.1f} MB ({parts})")
-    click.echo(f"cache size:  {info['cache_bytes'] / 1e6:.1f} MB")
-    click.echo(f"last update: {info['last_update'] or 'never'}")
-    click.echo(f"files:       {info['files_dir']}")
+    fields = [
+        ("documents", f"{info['documents']} ({counts})"),
+        ("pages", str(info["pages"])),
+        ("index size", f"{info['index_bytes'] / 1e6:.1f} MB ({parts})"),
+        ("cache size", f"{info['cache_bytes'] / 1e6:.1f} MB"),
+        ("last update", str(info["last_update"] or "never")),
+        ("files", str(info["files_dir"])),
+    ]
     for folder in info["folders"][1:]:  # the `folders` setting's: NAME/... documents
-        click.echo(f"folder:      {folder['name']} = {folder['path']} ({_counts(folder)})")
+        fields.append(("folder", f"{folder['name']} = {folder['path']} ({_counts(folder)})"))
     if info["database"]:
-        click.echo(f"index:       {info['database']} ({info['engine']} engine)")
+        fields.append(("index", f"{info['database']} ({info['engine']} engine)"))
         if info["read_database"]:
-            click.echo(f"reads from:  {info['read_database']} (a replica)")
-        click.echo(f"cache:       {info['index_dir']}")
+            fields.append(("reads from", f"{info['read_database']} (a replica)"))
+        fields.append(("cache", str(info["index_dir"])))
     else:
-        click.echo(f"index:       {info['index_dir']} ({info['engine']} engine)")
-    click.echo(f"ocr:         {index.describe_ocr(info['ocr'])}")
+        fields.append(("index", f"{info['index_dir']} ({info['engine']} engine)"))
+    fields.append(("ocr", index.describe_ocr(info["ocr"])))
     elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
     pending = f" ({info['elements_pending']} documents pending)" if info["elements_pending"] else ""
-    click.echo(f"elements:    {elements or 'none found'}{pending}")
+    fields.append(("elements", f"{elements or 'none found'}{pending}"))
     semantic = info.get("semantic")
     ranking = f"hybrid, {_semantic_line(semantic)}" if semantic else "bm25 (semantic = false)"
-    click.echo(f"ranking:     {ranking}")
+    fields.append(("ranking", ranking))
+    width = terminal.columns(sys.stdout)
+    for label, value in fields:
+        head = f"{label + ':':<13}"
+        if label in _PATH_FIELDS and width is not None:  # a path: shortened in the middle
+            path, paren, rest = value.partition(" (")  # what follows it kept whole
+            room = max(8, width - len(head) - terminal.cells(paren + rest))
+            click.echo(terminal.cut(head + terminal.shorten(path, room) + paren + rest, width))
+            continue
+        for line in terminal.wrap(value, width, indent=" " * len(head), first=head):
+            click.echo(line)
     for problem in info["problems"]:
-        click.echo(f"  {problem['status']}: {problem['path']}: {problem['reason']}")
+        what = f"{problem['path']}: {problem['reason']}"
+        for line in terminal.wrap(what, width, " " * 4, f"  {problem['status']}: "):
+            click.echo(line)
     if not info["documents"]:
         click.echo(EMPTY_HINT.format(index=info["index_dir"]), err=True)
+
+
+_PATH_FIELDS = {"files", "folder", "index", "cache"}  # stats lines whose value is a path
 
 
 @main.command(name="list")
@@ -305,8 +320,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @handle_errors
 def list_documents(ctx: click.Context, as_json: bool) -> None:
     """The indexed documents: path, slug (the name library tools and --doc take), pages,
-    status (ok, empty, encrypted, failed, unsupported: a type no adapter reads) and the
-    reason of a problem.
+    status (ok, empty, encrypted, failed, unsupported: a type no adapter reads), in
+    columns under a header; a problem's reason follows its row, indented. On a terminal
+    the columns fit its width, long names shortened in the middle.
 
     \b
     Example:
@@ -321,17 +337,27 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
             head = row["path"].partition("/")[0]
             row["folder"] = head if head in folders and "/" in row["path"] else ""
         echo_json(rows)
-    else:
-        width = max((len(r.path) for r in records), default=4)
-        slug_width = max((len(r.slug) for r in records), default=4)
-        for r in records:
-            reason = f"  {r.error}" if r.error and r.status != FileStatus.OK else ""
-            row = f"{r.path:<{width}}  {r.slug:<{slug_width}}  {r.pages:>5}  {r.status}"
-            click.echo(row + reason)
+    elif records:
+        width = terminal.columns(sys.stdout)
+        rows = [(r.path, r.slug, str(r.pages), r.status) for r in records]
+        headers = ("PATH", "SLUG", "PAGES", "STATUS")
+        lines = terminal.table(headers, rows, width, right=[2], flexible=[[0, 1]])
+        click.echo(lines[0])
+        for record, line in zip(records, lines[1:], strict=True):
+            click.echo(line)
+            reason = _reason(record)  # a problem's reason on lines of its own, indented
+            for why in terminal.wrap(reason, width, " " * 4, " " * 4) if reason else []:
+                click.echo(why)
+    if not as_json:
+        width = terminal.columns(sys.stderr)
         for name, folder in folders.items():
-            click.echo(f"folder {name}/: {folder}", err=True)
+            click.echo(terminal.shorten(f"folder {name}/: {folder}", width or 10**6), err=True)
     if not records:
         click.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
+
+
+def _reason(record: FileRecord) -> str:
+    return (record.error or "") if record.status != FileStatus.OK else ""
 
 
 def _counts(folder: dict[str, Any]) -> str:
@@ -353,7 +379,7 @@ def _document_row(record: FileRecord) -> dict[str, Any]:
 
 @main.command()
 @common_options
-@click.argument("query")
+@click.argument("words", nargs=-1, required=True, metavar="QUERY...")
 @click.option(
     "--doc", "document", help="Only this document (path, path without extension, or slug)."
 )
@@ -382,7 +408,7 @@ def _document_row(record: FileRecord) -> dict[str, Any]:
 @handle_errors
 def search(
     ctx: click.Context,
-    query: str,
+    words: tuple[str, ...],
     document: str | None,
     pages: str | None,
     limit: int,
@@ -392,6 +418,10 @@ def search(
 ) -> None:
     """Search the index: words, "phrases", word~2 (fuzzy, at most 2), AND/OR/NOT, prefix*.
 
+    The words of QUERY... are one query: `pdfindex search page margins` is
+    `pdfindex search 'page margins'`; quote a "phrase" (inside single quotes) or
+    operators the shell would read (* ? ( )); after `--` a word may start with `-`.
+
     Ranked search prints pages best first, as the MCP tools rank them: a question or
     list of words ranks pages holding more of its words first; a word on no page is
     corrected or given suggestions, and a question no page clearly answers is said to
@@ -400,12 +430,13 @@ def search(
 
     \b
     Examples:
-      pdfindex search 'transformer architecture'
+      pdfindex search transformer architecture
       pdfindex search 'how do I number lines from 5?'
       pdfindex search '"state of the art" OR sota' --doc papers/survey
       pdfindex search 'c++' --exact
       pdfindex search 'hyphenation' --exact -l
     """
+    query = " ".join(words)
     if files_only and not exact:
         raise CliError("-l lists files with exact occurrences: add --exact")
     if exact and pages:
@@ -461,11 +492,15 @@ def _ranked(
             }
         )
         return bool(found.hits)
+    width = terminal.columns(sys.stdout)
     for line in notes(found):
         click.echo(line, err=True)
     for n, hit in enumerate(found.hits, start=1):
-        snippet = " ".join(hit.snippet.split())
-        click.echo(f"{n}. {hit.path}  page {hit.page}  (score {hit.score:.2f})\n   {snippet}")
+        where = f"  page {hit.page}  (score {hit.score:.2f})"
+        room = 10**6 if width is None else max(8, width - len(f"{n}. {where}"))
+        click.echo(f"{n}. {terminal.shorten(hit.path, room)}{where}")
+        for line in terminal.wrap(" ".join(hit.snippet.split()), width, "   ", "   "):
+            click.echo(line)
     click.echo(f"{len(found.hits)} of {found.total} pages (ranking: {found.method})")
     return bool(found.hits)
 

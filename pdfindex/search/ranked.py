@@ -1,16 +1,16 @@
-"""Ranked search (BM25F) over page text, with snippets that mark the matched terms."""
+"""Ranked search (BM25F) over page text, with snippets that mark the matched terms
+(pdfindex.search.snippets)."""
 
 from __future__ import annotations
-
-import re
 
 from pdfindex.engine import Engine, RankedPages
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import ElementRecord, PageHit
 from pdfindex.query import Node, Phrase, Term, leaves, parse
 from pdfindex.search.exact import MAX_LIMIT, check_range
+from pdfindex.search.snippets import phrases_of, snippet
 from pdfindex.search.understand import understand
-from pdfindex.text.words import is_cjk, words_regex
+from pdfindex.text.words import is_cjk
 
 
 def ranked_search(
@@ -45,8 +45,9 @@ def ranked_pages(
         raise InvalidQuery(f"page range {pages[0]}-{pages[1]} is not valid")
     found = engine.ranked(tree, limit, slug=slug, pages=pages)
     found = found._replace(terms=cjk_marks(tree, found.terms))
+    phrases = phrases_of(tree)
     for hit in found.hits if snippets else []:
-        hit.snippet = snippet(hit.text, found.terms)
+        hit.snippet = snippet(hit.text, found.terms, phrases)
     return found
 
 
@@ -78,50 +79,3 @@ def ranked_elements(
     higher (`pdfindex.search.understand`). Returns (total, [(element, score)])."""
     tree = understand(query) if isinstance(query, str) else query
     return engine.search_elements(tree, limit, kind=kind, slug=slug, captions_only=captions_only)
-
-
-def snippet(text: str, terms: set[str], width: int = 240, max_terms: int = 200) -> str:
-    """About `width` characters around the first place where the terms cluster, with each
-    term marked **like this** (whole words, casefolded as the index sees them)."""
-    flat = " ".join(text.split())
-    wanted = sorted(terms, key=len, reverse=True)[:max_terms]
-    if not wanted:
-        return flat[:width]
-    plain = [re.escape(w) for w in wanted if not is_cjk(w)]
-    pattern = re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
-    folded = flat.casefold()
-    if len(folded) != len(flat):  # rare: casefolding changed lengths; search the text as is
-        folded = flat.lower()
-    spans: list[tuple[int, int]] = []
-    for match in pattern.finditer(folded):  # marks that touch are one (CJK pairs: 安定|定版)
-        if spans and spans[-1][1] == match.start():
-            spans[-1] = (spans[-1][0], match.end())
-        else:
-            spans.append(match.span())
-    if not spans:
-        return flat[:width]
-    # The window holding the most matches, starting a little before one of them.
-    best = densest(spans, width - 40)
-    start = max(0, spans[best][0] - 40)
-    end = min(len(flat), start + width)
-    out, cursor = [], start
-    for s, e in spans:
-        if s >= start and e <= end:
-            out += [flat[cursor:s], "**", flat[s:e], "**"]
-            cursor = e
-    out.append(flat[cursor:end])
-    return ("…" if start else "") + "".join(out) + ("…" if end < len(flat) else "")
-
-
-def densest(spans: list[tuple[int, int]], reach: int) -> int:
-    """The index of the first span whose window [start, start + reach) holds the most
-    span starts: one pass with two pointers (spans are in order), so a word found 40,000
-    times on a page costs 40,000 steps, not 40,000²."""
-    best, most, end = 0, 0, 0
-    for i, (start, _) in enumerate(spans):
-        end = max(end, i)
-        while end < len(spans) and spans[end][0] < start + reach:
-            end += 1
-        if end - i > most:
-            best, most = i, end - i
-    return best

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from pdfindex.text.words import word_spans
+
 HYPHENS = "-\u00ad\u2010"
 LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
 # (?<!\w): a match starts at a word's start only, so a 200,000-letter word costs one pass
@@ -32,3 +34,24 @@ def index_text(page_text: str) -> str:
 
     joined = _JOINABLE.sub(join, page_text)
     return joined + "\n" + " ".join(extras) if extras else page_text
+
+
+def index_word_spans(page_text: str) -> list[tuple[str, int, int]]:
+    """The page's words in the order index_text gives them to phrase search, with where
+    each stands in `page_text`: a word hyphenated at a line end is one word over its
+    parts (`architec-\\nture` is architecture), so a snippet finds the phrases the index
+    matched."""
+    if not any(hyphen in page_text for hyphen in HYPHENS):  # most pages: nothing to join
+        return word_spans(page_text)
+    spans: list[tuple[str, int, int]] = []
+    done = 0
+    for match in _JOINABLE.finditer(page_text):
+        spans += _shifted(page_text[done : match.start()], done)
+        joined = "".join(_BREAK_IN_WORD.split(match.group()))
+        spans += [(w, match.start(), match.end()) for w, _, _ in word_spans(joined)]
+        done = match.end()
+    return spans + _shifted(page_text[done:], done)
+
+
+def _shifted(part: str, offset: int) -> list[tuple[str, int, int]]:
+    return [(w, offset + s, offset + e) for w, s, e in word_spans(part)]

@@ -45,6 +45,12 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+def word_spans(text: str) -> list[tuple[str, int, int]]:
+    """words() with where each stands in `text`: (word, start, end), for finding a
+    phrase in page text as phrase search does."""
+    return [(m.group().casefold(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
 def is_cjk(word: str) -> bool:
     """Whether a word is Chinese or Japanese: one character, or a run of them as
     query_words gives it."""

@@ -1,0 +1,193 @@
+"""Snippets: the part of a page a hit shows, with the words the query matched marked
+**like this**. One rule for every front (the CLI, search_documents, hybrid ranking):
+
+- a phrase query's snippet is cut around an occurrence of the phrase, found with the
+  words of `pdfindex.text.words` as phrase search finds it, and marks it whole;
+- otherwise the snippet is the window holding the most distinct query words, then the
+  most occurrences of them, the first such window on the page.
+
+Both are one sweep over the page's matches (sorted by start, then by end), so a word
+found 40,000 times on a page costs 40,000 steps, not 40,000².
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import NamedTuple
+
+from pdfindex.query import Node, Phrase, leaves
+from pdfindex.text.index import index_word_spans
+from pdfindex.text.words import is_cjk, words_regex
+
+WIDTH = 240  # characters a snippet shows
+LEAD = 40  # of which before the first match of the window, for context
+EDGE = 15  # characters a snippet may lose at either end to be cut between words
+
+
+class Unit(NamedTuple):
+    """One match on the page: where it stands in the flattened text, and what it counts
+    as (a term's casefolded word, or a phrase's words as a tuple)."""
+
+    start: int
+    end: int
+    key: Hashable
+
+
+def phrases_of(tree: Node) -> list[Phrase]:
+    """The phrases a snippet should show whole: the positive ones of two words or more."""
+    return [leaf for leaf in leaves(tree) if isinstance(leaf, Phrase) and len(leaf.words) > 1]
+
+
+def snippet(
+    text: str,
+    terms: set[str],
+    phrases: Sequence[Phrase] = (),
+    width: int = WIDTH,
+    max_terms: int = 200,
+) -> str:
+    """About `width` characters of the page (whitespace runs as one space) around the
+    best window of matches (module docstring), each term and phrase occurrence in it
+    marked **like this**; `…` says the page goes on."""
+    flat = " ".join(text.split())
+    units = term_units(flat, terms, max_terms) + phrase_units(text, phrases)
+    if not units:
+        return flat[:width] + ("…" if len(flat) > width else "")
+    units.sort(key=lambda u: (u.start, u.end))
+    reach = max(width - LEAD, *(u.end - u.start for u in units))
+    anchor = units[best_window(units, reach)].start
+    start = max(0, min(anchor - LEAD, len(flat) - width))
+    end = min(len(flat), max(start + width, anchor + reach))
+    if start:  # cut between words where one ends near the edge
+        space = flat.find(" ", start, min(anchor, start + EDGE))
+        start = space + 1 if space >= 0 else start
+    shown = [(u.start, u.end) for u in units if u.start >= start and u.end <= end]
+    if end < len(flat):
+        space = flat.rfind(" ", max([end - EDGE] + [e for _, e in shown]), end)
+        end = space if space >= 0 else end
+    out, cursor = [], start
+    for s, e in merged(shown):
+        out += [flat[cursor:s], "**", flat[s:e], "**"]
+        cursor = e
+    out.append(flat[cursor:end])
+    return ("…" if start else "") + "".join(out) + ("…" if end < len(flat) else "")
+
+
+def term_units(flat: str, terms: set[str], max_terms: int = 200) -> list[Unit]:
+    """Every whole-word occurrence of the terms (casefolded as the index sees them; a CJK
+    term anywhere), in order; the `max_terms` longest terms only (a prefix's expansions)."""
+    wanted = sorted(terms, key=len, reverse=True)[:max_terms]
+    if not wanted:
+        return []
+    plain = [re.escape(w) for w in wanted if not is_cjk(w)]
+    pattern = re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
+    folded = flat.casefold()
+    if len(folded) != len(flat):  # rare: casefolding changed lengths; search the text as is
+        folded = flat.lower()
+    return [Unit(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
+
+
+def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
+    """Every occurrence of each phrase in the page's words as phrase search sees them
+    (a word hyphenated at a line end whole), placed in the text with its whitespace runs
+    flattened: its words side by side (slop 1), or in order with at most `slop - 1`
+    other words between them, the shortest from each first word."""
+    if not phrases:
+        return []
+    spans = index_word_spans(text)
+    flat = _flattened(text)
+    found: list[Unit] = []
+    for phrase in phrases:
+        first, rest = phrase.words[0], phrase.words[1:]
+        for i, (word, start, _) in enumerate(spans):
+            if word == first:
+                end = _phrase_end(spans, i, rest, phrase.slop - 1)
+                if end is not None:
+                    found.append(Unit(flat(start), flat(end - 1) + 1, phrase.words))
+    return found
+
+
+def _flattened(text: str) -> Callable[[int], int]:
+    """Where a non-space character of `text` stands once its whitespace runs are one
+    space and its ends trimmed (" ".join(text.split()))."""
+    tokens = [m.span() for m in re.finditer(r"\S+", text)]
+    starts = [s for s, _ in tokens]
+    flat_starts, at = [], 0
+    for s, e in tokens:
+        flat_starts.append(at)
+        at += e - s + 1
+
+    def position(index: int) -> int:
+        n = bisect_right(starts, index) - 1
+        return flat_starts[n] + index - starts[n]
+
+    return position
+
+
+def _phrase_end(
+    spans: list[tuple[str, int, int]], at: int, rest: tuple[str, ...], spare: int
+) -> int | None:
+    """Where the phrase starting at word `at` ends, taking each next word as early as it
+    comes with at most `spare` words skipped in all; None when it does not go on."""
+    for want in rest:
+        step = 1
+        while at + step < len(spans) and spans[at + step][0] != want and step <= spare:
+            step += 1
+        if at + step >= len(spans) or spans[at + step][0] != want:
+            return None
+        spare -= step - 1
+        at += step
+    return spans[at][2]
+
+
+def best_window(units: Sequence[Unit], reach: int) -> int:
+    """The index of the unit starting the best window [its start, start + reach): a
+    window holds the units wholly inside it; when there are phrase occurrences, only a
+    window starting at one counts (the snippet is cut around the phrase); the best holds
+    the most distinct keys, then the most units; the first such. Units are sorted by
+    start, none longer than `reach`. One sweep: each unit enters the window once (by its
+    end) and leaves once (by its start)."""
+    starts = [u.start for u in units]
+    ends = [u.end for u in units]
+    names = [u.key for u in units]
+    anchors = [isinstance(key, tuple) for key in names]  # phrase occurrences
+    if not any(anchors):
+        anchors = [True] * len(units)
+    ordered = all(ends[j] <= ends[j + 1] for j in range(len(ends) - 1))  # no phrase spans
+    by_end = range(len(units)) if ordered else sorted(range(len(units)), key=ends.__getitem__)
+    inside = [False] * len(units)
+    counts: dict[Hashable, int] = {}
+    held = entered = 0
+    best, most, most_held = 0, -1, -1
+    for i, start in enumerate(starts):
+        if i and inside[i - 1]:  # the unit before this one starts before the window
+            inside[i - 1] = False
+            gone = names[i - 1]
+            counts[gone] -= 1
+            if not counts[gone]:
+                del counts[gone]
+            held -= 1
+        while entered < len(units) and ends[by_end[entered]] <= start + reach:
+            j = by_end[entered]
+            entered += 1
+            if j >= i:  # a unit before the window never comes back
+                inside[j] = True
+                counts[names[j]] = counts.get(names[j], 0) + 1
+                held += 1
+        distinct = len(counts)
+        if anchors[i] and (distinct > most or (distinct == most and held > most_held)):
+            best, most, most_held = i, distinct, held
+    return best
+
+
+def merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans that overlap or touch as one mark: a phrase and its words, CJK pairs
+    (安定|定版)."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
