@@ -180,6 +180,12 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
     return closed
 
 
+def full_schema(tool: str) -> dict[str, Any]:
+    """The whole shape of a tool's answer, nested keys included: its result type's schema
+    (the advertised one stops one level down, pdfindex/server/schemas.py)."""
+    return TypeAdapter(JSON_TOOLS[tool]).json_schema()
+
+
 def problems(schema: dict[str, Any], instance: Any) -> list[str]:
     return [e.message for e in Draft202012Validator(schema).iter_errors(instance)]
 
@@ -203,6 +209,20 @@ def test_every_json_tool_advertises_its_schema(session: dict[str, Any]) -> None:
         Draft202012Validator.check_schema(schema)
 
 
+def test_advertised_schemas_are_compact(session: dict[str, Any]) -> None:
+    """What tools/list costs an agent: no generated titles, no class docstrings, nested
+    objects said as objects (their keys are in the answer and the README)."""
+    for name, tool in session["tools"].items():
+        for schema in (tool.input_schema, tool.output_schema or {}):
+            text = json.dumps(schema)
+            assert '"title"' not in text.replace('"title": {', ""), name
+        output = json.dumps(tool.output_schema or {})
+        assert '"description"' not in output, name
+        assert '"$defs"' not in output, name
+    files = session["tools"]["list_searchable_files"].output_schema["properties"]["files"]
+    assert files == {"items": {"type": "object"}, "type": "array"}
+
+
 def test_the_json_tools_are_exactly_those_annotated_with_a_result_type() -> None:
     returns = {
         fn.__name__: inspect.signature(fn, eval_str=True).return_annotation
@@ -222,6 +242,7 @@ def test_answer_holds_to_its_schema(session: dict[str, Any], label: str) -> None
     schema = session["tools"][tool].output_schema
     assert problems(schema, data) == []
     assert problems(strict(schema), data) == [], "keys the result type does not declare"
+    assert problems(strict(full_schema(tool)), data) == [], "nested keys not declared"
     # Errors too: get_document_info by seed 002's document_id answers its JSON as text.
     assert json.loads(text) == data, "structured content differs from the text content"
 
@@ -288,6 +309,7 @@ def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
     """Keys only some answers have reach structured content: paging, cuts, errors."""
     answers = {label: a.structured_content for label, a in session["answers"].items()}
     assert answers["search_pdf"]["truncated"] is True
+    assert len(answers["search_pdf"]["pages"]) == len(answers["search_pdf"]["matches"])
     assert answers["search_pdf"]["note"]
     assert answers["search_pdf_corrupt"]["error"].startswith("Failed to parse PDF")
     absent = answers["search_pdf_absent_file"]
@@ -320,7 +342,7 @@ def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
 
 def test_the_checks_catch_drift(session: dict[str, Any]) -> None:
     """The checks themselves: an undeclared key, a missing key, a wrong type all fail."""
-    schema = session["tools"]["search_in_file"].output_schema
+    schema = full_schema("search_in_file")
     good = session["answers"]["search_in_file"].structured_content
     assert problems(strict(schema), good) == []
     undeclared = copy.deepcopy(good)

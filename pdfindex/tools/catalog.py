@@ -30,8 +30,7 @@ from pdfindex.tools.results import (
 
 SORT_KEYS = ("title", "date_added", "page_count")
 ELEMENTS_IN_SEARCH = 3  # elements search_documents adds after the pages
-DOCUMENT = "its slug ('a_b'), its path under the files folder ('a/b.pdf') or that path "
-DOCUMENT += "without extension ('a/b')."
+DOCUMENT = "Slug, or path under the files folder (extension optional)."
 
 
 def iso(timestamp: float | None) -> str | None:
