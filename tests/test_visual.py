@@ -235,6 +235,20 @@ def test_search_documents_covers_pages_and_elements(visual: InMemory) -> None:
     assert numbers == [f"[{n}" for n in range(1, len(numbers) + 1)]  # one numbering
 
 
+@pytest.mark.parametrize("limit", [1, 2, 4])
+def test_search_documents_limit_bounds_pages_and_elements(visual: InMemory, limit: int) -> None:
+    """`limit` counts every result, pages and elements alike (issue 28: limit 2 gave 2
+    pages and then figures and tables)."""
+    text = text_of(visual.call("search_documents", query="system architecture", limit=limit))
+    numbered = [line for line in text.splitlines() if line.startswith("[")]
+    assert len(numbered) == limit, text
+
+
+def test_search_documents_keeps_a_place_for_elements(visual: InMemory) -> None:
+    text = text_of(visual.call("search_documents", query="system architecture", limit=4))
+    assert "DIAGRAM: Figure 4" in text
+
+
 @pytest.mark.skipif(not ocr.tesseract().available, reason="Tesseract is not installed")
 def test_a_scanned_pdf_is_found_through_search_pdf(visual: InMemory) -> None:
     scan, scan_info, scan_page = visual.calls(

@@ -41,8 +41,8 @@ BOTH_SEEDS = (
 )
 TOOL_ERROR = "text 'Error executing tool <name>: <cause>'"
 SEED_000_JSON = (
-    "seed 000's {file_exists, query_exists, matches} (and `pages`) with `error` (an error before the "
-    "file is looked up: file_exists false)"
+    "seed 000's {file_exists, query_exists, matches} (and `pages`) with `error` (an error "
+    "before the file is looked up: file_exists false)"
 )
 SEED_003_JSON = "seed 003's per-source {success: false, error}; flagged when no source is read"
 # The error form of each tool (the others: TOOL_ERROR); tests/docgen.py shows it.
