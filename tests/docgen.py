@@ -91,7 +91,7 @@ def type_of(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> str:
     kind = schema.get("type", "any")
     if isinstance(kind, list):  # ["string", "null"]: an optional value, written compactly
         bare = {key: value for key, value in schema.items() if key != "type"}
-        return " or ".join(type_of({**bare, "type": k}, defs) for k in kind)
+        return " or ".join(k if k == "null" else type_of({**bare, "type": k}, defs) for k in kind)
     if kind == "array":
         kind = f"array of {type_of(schema.get('items', {}), defs)}"
     bounds = _bounds(schema)

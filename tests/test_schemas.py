@@ -224,6 +224,21 @@ def keywords(schema: Any) -> set[str]:
     return found
 
 
+TOOL_LIST_BYTES = 21_000  # half of what tools/list was before issue 28 (42,719 bytes)
+
+
+def test_the_tool_list_is_at_most_half_its_old_size(session: dict[str, Any]) -> None:
+    """tools/list sits in an agent's context all conversation long: 42,719 bytes (9,891
+    cl100k tokens) for 19 tools before issue 28. `python -m benchmarks.tool_list` shows
+    the size per tool and in tokens."""
+    tools = [
+        tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+        for tool in session["tools"].values()
+    ]
+    size = len(json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False).encode())
+    assert size <= TOOL_LIST_BYTES
+
+
 def test_advertised_schemas_are_compact(session: dict[str, Any]) -> None:
     """What tools/list costs an agent: no generated titles, no class docstrings, nested
     objects said as objects (their keys are in the answer and the README)."""
