@@ -74,7 +74,7 @@ def with_suggestions(index: PdfIndex, result: SearchPdfResult, pdf_name: str) ->
 
 def _bounded(result: dict[str, Any], budget: int) -> dict[str, Any]:
     """Cut the match list so one response stays under `budget` characters."""
-    budget = items_budget(budget)
+    budget = items_budget(budget) - size_of(result["pages"])  # the pages go out too
     kept, truncated = fit(result["matches"], budget)
     if truncated or any(size_of(m) > budget for m in kept):
         result["matches"] = [cut_text(m, budget) for m in kept]
