@@ -58,12 +58,13 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 def tools(index: Any, sessions: Any) -> dict[str, Callable[[str], Pages]]:
     """Each tool as query -> its ranked (slug, page) list, best first, at most DEPTH."""
-    from pdfindex.tools.catalog import search_documents
+    from pdfindex.tools.catalog import ELEMENTS_IN_SEARCH, search_documents
     from pdfindex.tools.passages import query_documents
 
     def documents(query: str) -> Pages:
-        text = search_documents(index, query, limit=DEPTH)
-        return [(slug, int(page)) for page, slug in _HIT.findall(text)]
+        # `limit` counts elements too (issue 28): ask for room for DEPTH pages beside them
+        text = search_documents(index, query, limit=DEPTH + ELEMENTS_IN_SEARCH)
+        return [(slug, int(page)) for page, slug in _HIT.findall(text)][:DEPTH]
 
     def passages(query: str) -> Pages:
         answer = query_documents(index, sessions, query, top_k=20)  # a new session each

@@ -89,6 +89,9 @@ def type_of(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> str:
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
     kind = schema.get("type", "any")
+    if isinstance(kind, list):  # ["string", "null"]: an optional value, written compactly
+        bare = {key: value for key, value in schema.items() if key != "type"}
+        return " or ".join(k if k == "null" else type_of({**bare, "type": k}, defs) for k in kind)
     if kind == "array":
         kind = f"array of {type_of(schema.get('items', {}), defs)}"
     bounds = _bounds(schema)
@@ -173,12 +176,27 @@ def _returns(output_schema: dict[str, Any] | None) -> str:
     return "`" + _shape(output_schema, output_schema.get("$defs", {}), 3) + "`"
 
 
+def _result_schema(name: str) -> dict[str, Any] | None:
+    """The whole shape of a JSON tool's answer, from its result type (the advertised
+    output schema stops one level down to keep tools/list short)."""
+    import inspect
+
+    from pydantic import TypeAdapter
+    from typing_extensions import is_typeddict
+
+    from pdfindex.server.tools import TOOLS
+
+    (fn,) = [fn for fn, _hints, _structured in TOOLS if fn.__name__ == name]
+    returns = inspect.signature(fn, eval_str=True).return_annotation
+    return TypeAdapter(returns).json_schema() if is_typeddict(returns) else None
+
+
 def render_tool(tool: Any) -> str:
     from pdfindex.server.errors import ERROR_FORMS, TOOL_ERROR
 
     schema = tool.input_schema or {}
     text = f"{_first_paragraph(tool.description)} *{_hints(tool.annotations)}*"
-    returns = _returns(tool.output_schema)
+    returns = _returns(_result_schema(tool.name) if tool.output_schema else None)
     if returns == "text" and "PNG image" in (tool.description or ""):
         returns = "text and a PNG image (`ImageContent`)"
     text += f" Returns {returns}."

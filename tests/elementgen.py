@@ -244,6 +244,51 @@ def uncaptioned_table_pdf(path: Path) -> Expected:
     return doc.expected
 
 
+LONG_ROWS = 90  # more than a table had before issue 28 (80 rows kept)
+CODE_BLOCKS = 9  # of full_page_tables_pdf's second table: 4 lines of code, 1 of output
+
+
+def full_page_tables(path: Path) -> tuple[Expected, dict[str, list[list[str]]]]:
+    """Two tables that fill their page below a caption: 'Table 1', 90 aligned rows in a
+    small font; 'Table 2', amsldoc's kind (its Table 3.1): code in the left column, most
+    lines alone on their row, the output beside one line of each block between two short
+    vertical rules. Returns where each was drawn and the rows of text each holds."""
+    doc = _Doc()
+    doc.page()
+    doc.lines(["Table 1: Every run of the long evaluation, one row per run."], 40)
+    size, pitch = 7.0, 8.5
+    rows = [["Run", "Reads", "Writes"]] + [
+        [f"run{n:02d}", str(100 + n), str(300 - n)] for n in range(1, LONG_ROWS)
+    ]
+    top = 60.0
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            doc.lines([text], top + r * pitch, x=LEFT + c * 90, size=size)
+    doc.record("Table 1", (LEFT, top, LEFT + 180 + 30, top + len(rows) * pitch))
+    doc.page()
+    doc.lines(["Table 2: Environments for displayed equations and what they print."], 40)
+    code_rows: list[list[str]] = []
+    y, pdf = 70.0, doc.pdf
+    pdf.set_line_width(0.4)
+    for block in range(1, CODE_BLOCKS + 1):
+        name = f"envir{'abcdefghi'[block - 1]}"
+        code = [f"\\begin{{{name}}}", f"x_{block}=y_{block}+z", "+w-v\\\\", f"\\end{{{name}}}"]
+        for n, text in enumerate(code):
+            doc.lines([text], y, size=10)
+            if n == 1:
+                doc.lines([f"({block}) x{block} = y{block} + z"], y, x=LEFT + 260, size=10)
+                pdf.line(LEFT + 250, y, LEFT + 250, y + 12)
+                pdf.line(LEFT + 420, y, LEFT + 420, y + 12)
+                code_rows.append([text, f"({block}) x{block} = y{block} + z"])
+            else:
+                code_rows.append([text, ""])
+            y += 14
+        y += 6
+    doc.record("Table 2", (LEFT, 70.0, LEFT + 420, y - 6))
+    doc.output(path)
+    return doc.expected, {"Table 1": rows, "Table 2": code_rows}
+
+
 def two_column_pdf(path: Path) -> Expected:
     """Two columns of prose, each with a picture captioned below it at the same height."""
     doc = _Doc()

@@ -24,7 +24,8 @@ LAYERS: list[list[str]] = [
     ["cli"],
     ["server"],
     ["tools"],
-    ["api", "ranking"],  # ranking: the one ranking rule of every front (CLI, tools, web)
+    ["ranking"],  # the one ranking rule of every front (CLI, tools, web)
+    ["api"],
     ["indexer", "semantic"],  # semantic: the optional embeddings, loaded only when on
     ["search", "convert"],
     ["engine", "elements"],

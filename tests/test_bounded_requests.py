@@ -116,10 +116,11 @@ def _unbounded(schema: dict[str, Any], where: str, defs: dict[str, Any]) -> list
     if "$ref" in schema:
         schema = defs[schema["$ref"].rsplit("/", 1)[-1]]
     found = [p for alt in schema.get("anyOf", []) for p in _unbounded(alt, where, defs)]
-    kind = schema.get("type")
-    if kind == "string" and "maxLength" not in schema and "enum" not in schema:
+    kinds = schema.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]  # ["string", "null"]: optional
+    if "string" in kinds and "maxLength" not in schema and "enum" not in schema:
         found.append(where)
-    if kind == "array":
+    if "array" in kinds:
         found += [where] if "maxItems" not in schema else []
         found += _unbounded(schema.get("items", {}), where + "[]", defs)
     for name, sub in schema.get("properties", {}).items():

@@ -197,6 +197,39 @@ def test_an_uncaptioned_ruled_grid_is_a_table(tmp_path: Path) -> None:
     assert _covers(table.bbox, expected.regions["Table p1-1"][1])
 
 
+@pytest.fixture(scope="module")
+def full_page(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[dict[str, Element], Expected, dict[str, list[list[str]]]]:
+    path = tmp_path_factory.mktemp("full_page") / "tables.pdf"
+    expected, rows = elementgen.full_page_tables(path)
+    tables = {e.label: e for e in detect_file_elements(path) if e.kind == "table"}
+    return tables, expected, rows
+
+
+@pytest.mark.parametrize("label", ["Table 1", "Table 2"])
+def test_a_full_page_table_is_cropped_whole(
+    full_page: tuple[dict[str, Element], Expected, dict[str, list[list[str]]]], label: str
+) -> None:
+    """Issue 28: a table filling its page was cut to its first 80 rows (Table 1), or to
+    its first two when most rows fill one cell (Table 2, like amsldoc's Table 3.1)."""
+    tables, expected, _rows = full_page
+    page, drawn = expected.regions[label]
+    assert tables[label].page == page
+    region = tables[label].bbox
+    inside = [region[i] <= drawn[i] + TOLERANCE for i in (0, 1)]
+    inside += [region[i] >= drawn[i] - TOLERANCE for i in (2, 3)]
+    assert all(inside), (region, drawn)
+
+
+@pytest.mark.parametrize("label", ["Table 1", "Table 2"])
+def test_a_full_page_table_gives_every_row(
+    full_page: tuple[dict[str, Element], Expected, dict[str, list[list[str]]]], label: str
+) -> None:
+    tables, _expected, rows = full_page
+    assert tables[label].cells == rows[label]
+
+
 def test_figures_side_by_side_in_two_columns(tmp_path: Path) -> None:
     path = tmp_path / "columns.pdf"
     expected = elementgen.two_column_pdf(path)

@@ -58,7 +58,8 @@ def test_search_pdf_seed_shape(indexed: PdfIndex) -> None:
     result = search_pdf(indexed, "multi", "TRANSFORMER ARCHITECTURE", context_length=20, topk=5)
     assert result["file_exists"]
     assert result["query_exists"]
-    assert set(result) == {"file_exists", "query_exists", "matches"}
+    assert set(result) == {"file_exists", "query_exists", "matches", "pages"}
+    assert result["pages"] == [1]
     (match,) = result["matches"]  # the phrase crosses a line break in the PDF
     assert "**transformer" in match
     assert "architecture**" in match
@@ -66,12 +67,23 @@ def test_search_pdf_seed_shape(indexed: PdfIndex) -> None:
         "file_exists": True,
         "query_exists": False,
         "matches": [],
+        "pages": [],
     }
     assert search_pdf(indexed, "missing", "x") == {
         "file_exists": False,
         "query_exists": False,
         "matches": [],
+        "pages": [],
     }
+
+
+def test_search_pdf_gives_the_page_of_each_match(indexed: PdfIndex) -> None:
+    """`pages[i]` is the page of `matches[i]`: a citation needs no second call."""
+    result = search_pdf(indexed, "multi", "page", context_length=20)
+    assert result["pages"] == [1, 2, 3]
+    assert "Second **page**" in result["matches"][1]
+    cut = search_pdf(indexed, "multi", "page", context_length=20, topk=2)
+    assert cut["pages"] == [1, 2]
 
 
 def test_search_pdf_hyphenation_unicode_and_subfolders(indexed: PdfIndex) -> None:

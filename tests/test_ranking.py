@@ -79,7 +79,8 @@ def test_the_cli_and_search_documents_return_the_same_pages(index: PdfIndex, que
     from_cli = [(hit["slug"], hit["page"]) for hit in json.loads(out)["hits"]]
     from_tool = tool_pages(search_documents(index, question, limit=10))
     assert code == 0
-    assert from_cli == from_tool
+    assert from_tool  # figures and tables may take some of the tool's places, not its order
+    assert from_cli[: len(from_tool)] == from_tool
 
 
 def test_a_question_ranks_any_of_its_words(index: PdfIndex) -> None:

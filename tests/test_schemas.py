@@ -180,6 +180,12 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
     return closed
 
 
+def full_schema(tool: str) -> dict[str, Any]:
+    """The whole shape of a tool's answer, nested keys included: its result type's schema
+    (the advertised one stops one level down, pdfindex/server/schemas.py)."""
+    return TypeAdapter(JSON_TOOLS[tool]).json_schema()
+
+
 def problems(schema: dict[str, Any], instance: Any) -> list[str]:
     return [e.message for e in Draft202012Validator(schema).iter_errors(instance)]
 
@@ -203,6 +209,46 @@ def test_every_json_tool_advertises_its_schema(session: dict[str, Any]) -> None:
         Draft202012Validator.check_schema(schema)
 
 
+def keywords(schema: Any) -> set[str]:
+    """The JSON Schema keywords used anywhere in `schema` (property names left out)."""
+    if isinstance(schema, list):
+        return set().union(*(keywords(item) for item in schema))
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema)
+    for key, value in schema.items():
+        if key in ("properties", "$defs"):
+            found |= set().union(*(keywords(sub) for sub in value.values()))
+        elif key not in ("enum", "const", "default", "required"):
+            found |= keywords(value)
+    return found
+
+
+TOOL_LIST_BYTES = 21_000  # half of what tools/list was before issue 28 (42,719 bytes)
+
+
+def test_the_tool_list_is_at_most_half_its_old_size(session: dict[str, Any]) -> None:
+    """tools/list sits in an agent's context all conversation long: 42,719 bytes (9,891
+    cl100k tokens) for 19 tools before issue 28. `python -m benchmarks.tool_list` shows
+    the size per tool and in tokens."""
+    tools = [
+        tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+        for tool in session["tools"].values()
+    ]
+    size = len(json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False).encode())
+    assert size <= TOOL_LIST_BYTES
+
+
+def test_advertised_schemas_are_compact(session: dict[str, Any]) -> None:
+    """What tools/list costs an agent: no generated titles, no class docstrings, nested
+    objects said as objects (their keys are in the answer and the README)."""
+    for name, tool in session["tools"].items():
+        assert "title" not in keywords(tool.input_schema), name
+        assert not {"title", "description", "$defs"} & keywords(tool.output_schema), name
+    files = session["tools"]["list_searchable_files"].output_schema["properties"]["files"]
+    assert files == {"items": {"type": "object"}, "type": "array"}
+
+
 def test_the_json_tools_are_exactly_those_annotated_with_a_result_type() -> None:
     returns = {
         fn.__name__: inspect.signature(fn, eval_str=True).return_annotation
@@ -222,6 +268,7 @@ def test_answer_holds_to_its_schema(session: dict[str, Any], label: str) -> None
     schema = session["tools"][tool].output_schema
     assert problems(schema, data) == []
     assert problems(strict(schema), data) == [], "keys the result type does not declare"
+    assert problems(strict(full_schema(tool)), data) == [], "nested keys not declared"
     # Errors too: get_document_info by seed 002's document_id answers its JSON as text.
     assert json.loads(text) == data, "structured content differs from the text content"
 
@@ -288,6 +335,7 @@ def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
     """Keys only some answers have reach structured content: paging, cuts, errors."""
     answers = {label: a.structured_content for label, a in session["answers"].items()}
     assert answers["search_pdf"]["truncated"] is True
+    assert len(answers["search_pdf"]["pages"]) == len(answers["search_pdf"]["matches"])
     assert answers["search_pdf"]["note"]
     assert answers["search_pdf_corrupt"]["error"].startswith("Failed to parse PDF")
     absent = answers["search_pdf_absent_file"]
@@ -320,7 +368,7 @@ def test_sometimes_keys_come_through(session: dict[str, Any]) -> None:
 
 def test_the_checks_catch_drift(session: dict[str, Any]) -> None:
     """The checks themselves: an undeclared key, a missing key, a wrong type all fail."""
-    schema = session["tools"]["search_in_file"].output_schema
+    schema = full_schema("search_in_file")
     good = session["answers"]["search_in_file"].structured_content
     assert problems(strict(schema), good) == []
     undeclared = copy.deepcopy(good)

@@ -100,6 +100,7 @@ def test_search_pdf_answers_in_the_seed_shape(calls: dict[str, Any]) -> None:
     assert data["file_exists"]
     assert data["query_exists"]
     assert len(data["matches"]) == 1
+    assert data["pages"] == [1]
     assert re.search(r"\*\*transformer\r?\narchitecture\*\*", data["matches"][0])
     assert calls["pdf_suffix"].structured_content["query_exists"]
     assert calls["hyphen"].structured_content["query_exists"]
@@ -107,6 +108,7 @@ def test_search_pdf_answers_in_the_seed_shape(calls: dict[str, Any]) -> None:
         "file_exists": True,
         "query_exists": False,
         "matches": [],
+        "pages": [],
     }
     absent = calls["absent_file"]
     assert absent.is_error  # seed 000's shape, with the closest names as `error`
@@ -114,6 +116,7 @@ def test_search_pdf_answers_in_the_seed_shape(calls: dict[str, Any]) -> None:
         "file_exists": False,
         "query_exists": False,
         "matches": [],
+        "pages": [],
     }
     assert "Document 'nothing' not found" in absent.structured_content["error"]
     (context,) = calls["context"].structured_content["matches"]

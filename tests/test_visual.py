@@ -235,6 +235,41 @@ def test_search_documents_covers_pages_and_elements(visual: InMemory) -> None:
     assert numbers == [f"[{n}" for n in range(1, len(numbers) + 1)]  # one numbering
 
 
+@pytest.fixture(scope="module")
+def full_page(
+    tmp_path_factory: pytest.TempPathFactory, index_engine: str
+) -> Iterator[tuple[InMemory, dict[str, list[list[str]]]]]:
+    root = tmp_path_factory.mktemp("full_page")
+    (root / "files").mkdir()
+    _expected, rows = elementgen.full_page_tables(root / "files" / "tables.pdf")
+    with open_app(make_settings(root, ocr=False)) as app:
+        yield InMemory(app), rows
+
+
+@pytest.mark.parametrize("label", ["Table 1", "Table 2"])
+def test_element_details_list_every_row_of_a_full_page_table(
+    full_page: tuple[InMemory, dict[str, list[list[str]]]], label: str
+) -> None:
+    client, rows = full_page
+    text = text_of(client.call("get_element_details", document_slug="tables", element_label=label))
+    listed = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(listed) == len(rows[label]) + 1, text  # and the header's rule
+
+
+@pytest.mark.parametrize("limit", [1, 2, 4])
+def test_search_documents_limit_bounds_pages_and_elements(visual: InMemory, limit: int) -> None:
+    """`limit` counts every result, pages and elements alike (issue 28: limit 2 gave 2
+    pages and then figures and tables)."""
+    text = text_of(visual.call("search_documents", query="system architecture", limit=limit))
+    numbered = [line for line in text.splitlines() if line.startswith("[")]
+    assert len(numbered) == limit, text
+
+
+def test_search_documents_keeps_a_place_for_elements(visual: InMemory) -> None:
+    text = text_of(visual.call("search_documents", query="system architecture", limit=4))
+    assert "DIAGRAM: Figure 4" in text
+
+
 @pytest.mark.skipif(not ocr.tesseract().available, reason="Tesseract is not installed")
 def test_a_scanned_pdf_is_found_through_search_pdf(visual: InMemory) -> None:
     scan, scan_info, scan_page = visual.calls(

@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 ELEMENT_TYPES = ("figure", "table", "equation", "diagram", "chart")
-DETECTOR_VERSION = "1"  # bump when detection changes (it is part of the extraction cache key)
+DETECTOR_VERSION = "2"  # bump when detection changes (it is part of the extraction cache key)
 
 
 @dataclass

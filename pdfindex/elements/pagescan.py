@@ -46,6 +46,13 @@ class PageScan:
             and g.bbox[3] - g.bbox[1] <= RULE_THICKNESS
             and g.bbox[2] - g.bbox[0] >= 20
         ]
+        self.vrules = [
+            g.bbox
+            for g in page.graphics
+            if g.kind in ("line", "rect")
+            and g.bbox[2] - g.bbox[0] <= RULE_THICKNESS
+            and g.bbox[3] - g.bbox[1] >= 6
+        ]
 
     def band(self, box: BBox) -> tuple[float, float]:
         """The x range of the column holding `box`: a half page on two-column pages when

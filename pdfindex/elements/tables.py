@@ -8,9 +8,16 @@ from pdfindex.elements.captions import Caption, parse_label
 from pdfindex.elements.drawings import Cluster
 from pdfindex.elements.pagescan import Found, PageScan
 from pdfindex.layout.geometry import centre_in, overlap, union
-from pdfindex.layout.records import TextLine, aligned_table, group_rows, join_lines
+from pdfindex.layout.records import (
+    TextLine,
+    aligned_table,
+    column_spans,
+    column_table,
+    group_rows,
+    join_lines,
+)
 
-MAX_TABLE_ROWS = 80
+MAX_TABLE_ROWS = 200  # a page of 6 pt rows; a full-page table was cut at 80
 
 
 def find_table(scan: PageScan, caption: Caption) -> Found:
@@ -111,6 +118,7 @@ def _text_table(scan: PageScan, found: Found, below: bool) -> bool:
     picked: list[list[TextLine]] = []
     edge = cap[3] if below else cap[1]
     singles = 0
+    columns: list[tuple[float, float]] = []  # the spans of the rows with several cells
     for row in rows:
         height = max(x.height for x in row)
         top, bottom = min(x.top for x in row), max(x.bottom for x in row)
@@ -119,13 +127,14 @@ def _text_table(scan: PageScan, found: Found, below: bool) -> bool:
             break
         if any(parse_label(x.text) for x in row):
             break
-        if len(row) == 1:
+        if len(row) == 1 and not _in_a_column(row[0], columns):
             singles += 1
             wide = row[0].x1 - row[0].x0 > 0.6 * (band[1] - band[0])
             if singles > 2 or (wide and len(row[0].text) > 60):
                 break
-        else:
+        elif len(row) > 1:
             singles = 0
+            columns = column_spans([*((x.x0, x.x1) for x in row), *columns])
         picked.append(row)
         edge = bottom if below else top
         if len(picked) >= MAX_TABLE_ROWS:
@@ -144,6 +153,13 @@ def _text_table(scan: PageScan, found: Found, below: bool) -> bool:
         and overlap(r[0], r[2], region[0], region[2])
         >= 0.5 * min(r[2] - r[0], region[2] - region[0])
     ]
+    rules += [  # vertical rules beside the rows (amsldoc's marks of the text width)
+        r
+        for r in scan.vrules
+        if band[0] - 2 <= r[0] <= band[1] + 2
+        and region[1] - height <= r[1]
+        and r[3] <= region[3] + height
+    ]
     found.bbox = union([found.bbox, region, *rules])
     found.cells = cells
     found.own |= {id(x) for x in lines}
@@ -151,12 +167,27 @@ def _text_table(scan: PageScan, found: Found, below: bool) -> bool:
     return True
 
 
+def _in_a_column(line: TextLine, columns: list[tuple[float, float]]) -> bool:
+    """A lone line that stays on its side of every gutter between the table's columns
+    so far: a cell's line of a table whose rows mostly fill one cell (amsldoc's Table 3.1,
+    code lines beside their output), not the text after the table."""
+    gutters = [(a[1], b[0]) for a, b in zip(columns, columns[1:], strict=False)]
+    return bool(gutters) and not any(line.x0 < g0 and line.x1 > g1 for g0, g1 in gutters)
+
+
 def _best_table(
     picked: list[list[TextLine]], below: bool
 ) -> tuple[list[list[TextLine]], list[list[str]]] | None:
     """The longest run of the rows nearest the caption that reads as a table (up to two
     spanning rows next to the caption may be left out of the cells but not the region).
+    Rows that line up as cells are read as such (`aligned_table`); a run where most rows
+    fill one cell only, by the gutters between its columns (`column_table`).
     Returns (rows in the region, cells)."""
+    for read in (aligned_table, column_table):  # the whole run first
+        for skip in range(min(3, len(picked) - 1)):
+            table = read(picked[skip:] if below else picked[skip:][::-1])
+            if table is not None:
+                return (picked if below else picked[::-1]), [list(row) for row in table.rows]
     ends = [len(picked)] + [i for i in range(len(picked) - 1, 1, -1) if len(picked[i]) == 1]
     for skip in range(min(3, len(picked))):
         for end in ends[:6]:

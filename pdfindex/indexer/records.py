@@ -4,10 +4,10 @@ figures, and the pages the elements pass will read."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from pdfindex.elements.detect import candidate_pages
 from pdfindex.extract.adapters.base import Extraction
+from pdfindex.indexer.titles import own_title
 from pdfindex.models import FileRecord
 from pdfindex.text.language import guess_language
 
@@ -44,15 +44,9 @@ def new_record(
 
 
 def title_of(extraction: Extraction, path: str) -> str:
-    """PDF metadata title, else the first line of text, else the file name."""
-    title = extraction.metadata.get("title", "").strip()
-    if title:
-        return title[:300]
-    for page in extraction.pages[:3]:
-        for line in page.splitlines():
-            if line.strip():
-                return line.strip()[:300]
-    return Path(path).stem
+    """PDF metadata title when it looks like one, else the first heading, else the file
+    name (titles.own_title)."""
+    return own_title(extraction.metadata.get("title", ""), extraction.pages[:3], path)
 
 
 def stages_of(extraction: Extraction, source: str) -> list[str]:

@@ -145,6 +145,44 @@ def aligned_table(rows: list[list[TextLine]]) -> Table | None:
     return _as_table(rows) if len(rows) >= 2 else None
 
 
+def column_spans(spans: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """These (x0, x1) spans, overlapping ones merged, left to right: the columns of a
+    table, with the gutters between them."""
+    merged: list[list[float]] = []
+    for x0, x1 in sorted(spans):
+        if merged and x0 <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], x1)
+        else:
+            merged.append([x0, x1])
+    return [(a, b) for a, b in merged]
+
+
+def column_table(rows: list[list[TextLine]]) -> Table | None:
+    """These rows as a table whose columns are the gutters no line crosses: a table of
+    which most rows fill one cell only (code beside its output, a cell's wrapped lines),
+    which `aligned_table` refuses. None for one column, fewer than two rows with two
+    cells, or cells as long as prose."""
+    spans = column_spans((x.x0, x.x1) for row in rows for x in row)
+    if len(spans) < 2:
+        return None
+    table_rows: list[tuple[str, ...]] = []
+    for row in rows:
+        cells: list[list[str]] = [[] for _ in spans]
+        for line in row:
+            index = next(k for k, (a, b) in enumerate(spans) if a <= line.x0 <= b)
+            cells[index].append(line.text)
+        table_rows.append(tuple(" ".join(texts) for texts in cells))
+    texts = [x.text for row in rows for x in row]
+    words = sum(len(text.split()) for text in texts)
+    if (
+        sum(sum(1 for cell in row if cell) >= 2 for row in table_rows) < 2
+        or sum(map(len, texts)) > MAX_MEAN_CELL_CHARS * len(texts)
+        or words > MAX_MEAN_CELL_WORDS * len(texts)
+    ):
+        return None
+    return Table(rows=tuple(table_rows))
+
+
 def half_point(size: float) -> float:
     """A font size to half a point: sizes that differ by less are one size."""
     return round(size * 2) / 2

@@ -41,8 +41,8 @@ BOTH_SEEDS = (
 )
 TOOL_ERROR = "text 'Error executing tool <name>: <cause>'"
 SEED_000_JSON = (
-    "seed 000's {file_exists, query_exists, matches} with `error` (an error before the "
-    "file is looked up: file_exists false)"
+    "seed 000's {file_exists, query_exists, matches} (and `pages`) with `error` (an error "
+    "before the file is looked up: file_exists false)"
 )
 SEED_003_JSON = "seed 003's per-source {success: false, error}; flagged when no source is read"
 # The error form of each tool (the others: TOOL_ERROR); tests/docgen.py shows it.
@@ -110,7 +110,13 @@ def error_result(
         )
         return seed002_flagged(tool, dict(outcomes.error(kind, text, details)), arguments)
     if form == SEED_000_JSON:
-        answer = {"file_exists": False, "query_exists": False, "matches": [], "error": message}
+        answer = {
+            "file_exists": False,
+            "query_exists": False,
+            "matches": [],
+            "pages": [],
+            "error": message,
+        }
         return flagged(serialise(answer), answer)
     if form == SEED_004_TEXT:
         return flagged(message if message.startswith("Error:") else f"Error: {message}")

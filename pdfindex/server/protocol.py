@@ -38,6 +38,7 @@ from pdfindex.server.errors import (
     invalid_arguments,
 )
 from pdfindex.server.lanes import in_lane, received_at
+from pdfindex.server.schemas import compact, compact_output
 
 log = logging.getLogger("pdfindex.server")  # one name for the session log's call lines
 _UNWRAP = re.compile(r"(?<!\n)\n(?!\n)")  # a docstring's line breaks inside a paragraph
@@ -56,14 +57,16 @@ def strict_tool(
         fn,
         title=hints.title,
         description=_UNWRAP.sub(" ", inspect.cleandoc(fn.__doc__ or "")),
-        annotations=hints,
+        annotations=hints.model_copy(update={"title": None}),  # the tool's title says it
         structured_output=structured,
     )
     tool.fn, tool.is_async = in_lane(fn), True  # its own thread lane (LANES)
     loose = tool.fn_metadata.arg_model
     closed = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid")})
     tool.fn_metadata.arg_model = closed
-    tool.parameters = closed.model_json_schema(by_alias=True)
+    tool.parameters = compact(closed.model_json_schema(by_alias=True))
+    if tool.fn_metadata.output_schema is not None:
+        tool.fn_metadata.output_schema = compact_output(tool.fn_metadata.output_schema)
     if one_of:
         tool.parameters["anyOf"] = [{"required": [name]} for name in one_of]
     return tool

@@ -23,38 +23,42 @@ from pdfindex.tools import pages as pages_tool
 from pdfindex.tools.catalog import DOCUMENT
 from pdfindex.tools.pages import DEFAULT_DPI, MAX_DPI, MIN_DPI
 
-DocumentField = Field(description="The document: " + DOCUMENT, min_length=1, max_length=1000)
-LabelField = Field(
-    description="Element label as printed, e.g. 'Table 5', 'Figure 3-1'.",
-    min_length=1,
-    max_length=200,
-)
+# Argument descriptions said once each: every token of tools/list stays in an agent's
+# context (schemas.py drops what pydantic generates; the words below are the meaning).
+DocumentField = Field(description=DOCUMENT, min_length=1, max_length=1000)
+OnlyDocumentField = Field(description="Only this document.", min_length=1, max_length=1000)
+LabelField = Field(description="Label as printed, e.g. 'Table 5'.", min_length=1, max_length=200)
 ScopeField = Field(
-    description="A folder under the files folder ('.' = everything) or one document: " + DOCUMENT,
+    description="A folder under the files folder ('.' = all) or one document.",
     min_length=1,
     max_length=1000,
 )
-PageChoiceField = Field(description="Page, when the label occurs on several pages.", ge=1)
+PageChoiceField = Field(description="Page, when the label occurs on several.", ge=1)
+FileTypesField = Field(description="Only these extensions, e.g. ['pdf', 'md'].", max_length=20)
 FileTypes = list[Annotated[str, Field(min_length=1, max_length=16)]]
+DpiField = Field(
+    description=f"Default {DEFAULT_DPI}, lowered to fit the size budget.", ge=MIN_DPI, le=MAX_DPI
+)
+ListPageField = Field(description="1-based.", ge=1)
+OFFSET = "Skip this many (paging)."
+LIMIT = "Results to return."
 
 
 class PdfSource(BaseModel):
-    """One source of read_pdf: a path (url is not supported)."""
+    """One file to read."""
 
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={"anyOf": [{"required": ["path"]}, {"required": ["url"]}]},
     )
 
-    path: str | None = Field(None, description="The document: " + DOCUMENT, max_length=1000)
-    url: str | None = Field(
-        None, description="Not supported: files are read from the index.", max_length=2000
-    )
+    path: str | None = Field(None, description=DOCUMENT, max_length=1000)
+    url: str | None = Field(None, description="Not supported.", max_length=2000)
     pages: (
         Annotated[str, Field(max_length=1000)]
         | Annotated[list[int], Field(max_length=10_000)]
         | None
-    ) = Field(None, description="Pages to return, like '1-3,5' or [1, 2]; omit for none.")
+    ) = Field(None, description="Pages, like '1-3,5' or [1, 2]; omit for none.")
 
 
 # -- the tools, in the seeds' order ----------------------------------------
@@ -65,9 +69,8 @@ def search_pdf(
     pdf_name: Annotated[
         str,
         Field(
-            description="The PDF: its path under the files folder without .pdf (a trailing "
-            ".pdf is tolerated; sub-folders are fine, e.g. 'reports/q3') or its slug "
-            "('reports_q3').",
+            description="The PDF's path under the files folder, .pdf optional ('reports/q3'), "
+            "or its slug.",
             min_length=1,
             max_length=1000,
         ),
@@ -75,8 +78,8 @@ def search_pdf(
     query: Annotated[
         str,
         Field(
-            description="Text to find, case-insensitive. Whitespace matches any whitespace, "
-            "line breaks included; words hyphenated at a line end match unbroken.",
+            description="Text to find, case-insensitive; whitespace matches any whitespace, "
+            "a word hyphenated at a line end matches unbroken.",
             min_length=1,
             max_length=2000,
         ),
@@ -84,21 +87,16 @@ def search_pdf(
     context_length: Annotated[
         int,
         Field(
-            description="Characters of context around each match (half before, half after).",
+            description="Characters of context around each match.",
             ge=0,
             le=20_000,
         ),
     ] = 2000,
-    topk: Annotated[
-        int, Field(description="Maximum number of matches to return.", ge=1, le=100)
-    ] = 10,
+    topk: Annotated[int, Field(description="Matches to return.", ge=1, le=100)] = 10,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.SearchPdfResult:
-    """Find every occurrence of a text in one PDF, in document order, with context.
-
-    Returns {file_exists, query_exists, matches}; `error` says why a file could not be
-    searched (parse failure, encrypted, no text layer).
-    """
+    """Every occurrence of a text in one PDF, in document order, with context; pages[i]
+    is the page of matches[i]; `error` says why a file could not be searched."""
     app = app_of(ctx)
     return exact.search_pdf_live(app.index, app.live, pdf_name, query, context_length, topk)
 
@@ -108,11 +106,9 @@ def fuzzy_search(
     query: Annotated[
         str | None,
         Field(
-            description="What to find in every line. By default fzf's extended search: "
-            "letters in order (`hyphpat` finds 'hyphenation patterns'), `'exact`, `^prefix`, "
-            "`suffix$`, `!not`, `a | b`, ranked by fzf's score; a query written as a regex "
-            "(`hyphen.*pattern`), or interactive false, runs as rga's regex (smart case). "
-            "Omit to list the first lines of every document.",
+            description="fzf's extended search per line: letters in order (`hyphpat`), "
+            "`'exact`, `^prefix`, `suffix$`, `!not`, `a | b`; a regex (`hyphen.*pattern`) "
+            "runs as rga's (smart case). Omit to list each document's first lines.",
             max_length=2000,
         ),
     ] = None,
@@ -120,39 +116,28 @@ def fuzzy_search(
         str,
         ScopeField,
     ] = ".",
-    file_types: Annotated[
-        FileTypes | None,
-        Field(
-            description="Only these extensions, e.g. ['pdf', 'md']; default all files.",
-            max_length=20,
-        ),
-    ] = None,
+    file_types: Annotated[FileTypes | None, FileTypesField] = None,
     interactive: Annotated[
         bool,
-        Field(description="Interactive fzf needs a terminal; over MCP the answer is a batch."),
+        Field(description="false: the query is a regex (rga's batch mode)."),
     ] = True,
     preview: Annotated[
-        bool, Field(description="Give each match with the line before and after it.")
+        bool, Field(description="Add the lines before and after each match.")
     ] = True,
-    max_results: Annotated[int, Field(description="Matches to return.", ge=1, le=500)] = 50,
-    offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
+    max_results: Annotated[int, Field(description=LIMIT, ge=1, le=500)] = 50,
+    offset: Annotated[int, Field(description=OFFSET, ge=0)] = 0,
     match: Annotated[
         Literal["auto", "fzf", "regex", "words"],
         Field(
-            description="auto (default): fzf matching, or regex when the query is written as "
-            "one or interactive is false (the seed's batch mode); words: typo-tolerant words "
-            "(1 edit for words of 4-7 letters, 2 beyond)."
+            description="auto: fzf, or regex for a regex or interactive false; words: "
+            "typo-tolerant words."
         ),
     ] = "auto",
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.FuzzySearchResult:
-    """Fuzzy search (fzf's matching) over every line of every indexed file under `path`.
-
-    Returns {mode, matching (fzf, regex or words: what ran), matches: [{file, page,
-    line_number (through the whole file), line_in_page, content, adapter, score (fzf)}],
-    total_matches}; `next_offset` when more matches are left; in words matching,
-    `spellings`: the index words searched for each query word.
-    """
+    """Fuzzy search (fzf's matching) over every line of the indexed files under `path`;
+    line_number counts through the whole file; `matching` says what ran; `spellings`:
+    the index words tried per query word (words matching)."""
     return fuzzy.fuzzy_search(
         app_of(ctx).index,
         query,
@@ -172,18 +157,18 @@ def search_in_file(
     pattern: Annotated[
         str,
         Field(
-            description="Regular expression (Python `regex` syntax), matched line by line.",
+            description="Regular expression (Python `regex`).",
             min_length=1,
             max_length=1000,
         ),
     ],
     context_lines: Annotated[int, Field(description="Lines around each match.", ge=0, le=20)] = 2,
     case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False,
-    offset: Annotated[int, Field(description="Skip this many matches (paging).", ge=0)] = 0,
+    offset: Annotated[int, Field(description=OFFSET, ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.SearchInFileResult:
-    """Regex search in one file's indexed text, line by line: line_number counts lines in
-    the whole file (its pages one after another), line_in_page within `page`."""
+    """Regex search in one file's text, line by line; line_number counts through the
+    whole file, line_in_page within `page`."""
     return grep.search_in_file(
         app_of(ctx).index, file, pattern, context_lines, case_sensitive, offset
     )
@@ -195,26 +180,22 @@ def extract_pdf_page(
     pages: Annotated[
         list[Annotated[int, Field(ge=1)]],
         Field(
-            description="Page numbers, 1-based, e.g. [5] or [1, 2, 3].",
+            description="1-based page numbers, e.g. [5].",
             min_length=1,
             max_length=50,
         ),
     ],
     output_format: Annotated[
         Literal["markdown", "html", "plain", "latex", "docx"],
-        Field(
-            description="markdown, html or plain; latex and docx through pandoc (installed with "
-            "pdfindex; docx comes "
-            "base64-encoded)."
-        ),
+        Field(description="latex and docx through pandoc; docx comes base64-encoded."),
     ] = "markdown",
     preserve_layout: Annotated[
         bool,
-        Field(description="Keep the page's spatial layout (columns) instead of reflowing text."),
+        Field(description="Keep the spatial layout (columns) instead of reflowing."),
     ] = False,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ExtractPdfPageResult:
-    """Convert pages of a PDF (layout parsed on demand): {content, pages_extracted, format}."""
+    """Pages of a PDF as Markdown, HTML, plain text, LaTeX or DOCX."""
     return pages_tool.extract_pdf_page(
         app_of(ctx).index, file, pages, output_format, preserve_layout
     )
@@ -226,16 +207,12 @@ def list_searchable_files(
         str,
         ScopeField,
     ] = ".",
-    file_types: Annotated[
-        FileTypes | None,
-        Field(description="Only these extensions, e.g. ['pdf'].", max_length=20),
-    ] = None,
-    offset: Annotated[int, Field(description="Skip this many files (paging).", ge=0)] = 0,
+    file_types: Annotated[FileTypes | None, FileTypesField] = None,
+    offset: Annotated[int, Field(description=OFFSET, ge=0)] = 0,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ListSearchableFilesResult:
-    """The files in the folder: {files: [{path, type, size, adapter, status, pages}]};
-    status is ok, empty, encrypted, failed (with `error`), pending (not indexed yet) or
-    unsupported (a type no adapter reads; `error` says which types are read)."""
+    """The files under `path`; status: ok, empty, encrypted, failed, pending (not indexed
+    yet) or unsupported, with `error` saying why."""
     return files.list_searchable_files(app_of(ctx).index, path, file_types, offset)
 
 
@@ -246,14 +223,13 @@ def read_pdf(
         Field(description="Files to read, each {path, pages?}.", min_length=1, max_length=20),
     ],
     include_full_text: Annotated[
-        bool, Field(description="Whole text of sources without `pages`.")
+        bool, Field(description="Whole text of sources without pages.")
     ] = False,
-    include_metadata: Annotated[bool, Field(description="Title, author, dates...")] = True,
+    include_metadata: Annotated[bool, Field(description="Title, author, dates.")] = True,
     include_page_count: Annotated[bool, Field(description="Number of pages.")] = True,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ReadPdfResult:
-    """Read PDFs from the index: per source {source, success, data | error}; data has
-    num_pages, info, metadata, page_texts [{page, text}] or full_text."""
+    """Text and metadata of PDFs, per source: `data` on success, else `error`."""
     return files.read_pdf(
         app_of(ctx).index,
         [src.model_dump() for src in sources],
@@ -268,35 +244,24 @@ def search_documents(
     query: Annotated[
         str, Field(description="What to look for, in words.", min_length=1, max_length=2000)
     ],
-    limit: Annotated[int, Field(description="Results to return.", ge=1, le=50)] = 10,
-    document_slug: Annotated[
-        str | None,
-        Field(description="Only this document: " + DOCUMENT, min_length=1, max_length=1000),
-    ] = None,
+    limit: Annotated[int, Field(description=LIMIT, ge=1, le=50)] = 10,
+    document_slug: Annotated[str | None, OnlyDocumentField] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
-    """Ranked search (BM25; for questions hybrid with page embeddings when the semantic
-    extra is on) over all pages: numbered results with document slug, page and snippet,
-    to follow up with get_page_image or search_pdf; the last line names the ranking."""
+    """Ranked search (BM25, hybrid with embeddings when on) over all pages: numbered
+    results with slug, page and snippet, then matching figures and tables; the last
+    line names the ranking."""
     return catalog.search_documents(app_of(ctx).index, query, limit, document_slug)
 
 
 @answered_within_limits
 def get_page_image(
     document_slug: Annotated[str, DocumentField],
-    page_number: Annotated[int, Field(description="Page number, 1-based.", ge=1)],
-    dpi: Annotated[
-        int | None,
-        Field(
-            description=f"Resolution (default {DEFAULT_DPI}; lowered to keep the PNG under "
-            "the size budget).",
-            ge=MIN_DPI,
-            le=MAX_DPI,
-        ),
-    ] = None,
+    page_number: Annotated[int, Field(description="1-based.", ge=1)],
+    dpi: Annotated[int | None, DpiField] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> Any:
-    """A full page as a PNG image: [page info text, image]."""
+    """A page as a PNG image, after a line about it."""
     caption, png = pages_tool.get_page_image(app_of(ctx).index, document_slug, page_number, dpi)
     return [caption, Image(data=png, format="png")]
 
@@ -306,25 +271,21 @@ def search_visual_elements(
     query: Annotated[
         str,
         Field(
-            description="What the figure, table or equation shows, in words.",
+            description="What the element shows, in words.",
             min_length=1,
             max_length=2000,
         ),
     ],
     element_type: Annotated[
         Literal[ELEMENT_TYPES] | None,  # type: ignore[valid-type]
-        Field(description="Only this type of element."),
+        Field(description="Only this type."),
     ] = None,
-    limit: Annotated[int, Field(description="Maximum results.", ge=1, le=50)] = 10,
-    document_slug: Annotated[
-        str | None,
-        Field(description="Only this document: " + DOCUMENT, min_length=1, max_length=1000),
-    ] = None,
+    limit: Annotated[int, Field(description=LIMIT, ge=1, le=50)] = 10,
+    document_slug: Annotated[str | None, OnlyDocumentField] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
-    """Search figures, tables, equations, diagrams and charts by their captions and the
-    text around them. Each result shows the element's type and label, document slug and
-    page: pass slug and label to get_element_image or get_element_details."""
+    """Figures, tables, equations, diagrams and charts by caption and nearby text; pass
+    a result's slug and label to get_element_image or get_element_details."""
     return visual.search_visual_elements(
         app_of(ctx).index, query, element_type, limit, document_slug
     )
@@ -335,13 +296,10 @@ def get_element_image(
     document_slug: Annotated[str, DocumentField],
     element_label: Annotated[str, LabelField],
     page_number: Annotated[int | None, PageChoiceField] = None,
-    dpi: Annotated[
-        int | None,
-        Field(description=f"Resolution (default {DEFAULT_DPI}).", ge=MIN_DPI, le=MAX_DPI),
-    ] = None,
+    dpi: Annotated[int | None, DpiField] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> Any:
-    """An element's region of its page as a PNG image: [element info text, image]."""
+    """An element's region of its page as a PNG image, after a line about it."""
     text, png = visual.element_image(
         app_of(ctx).index, document_slug, element_label, page_number, dpi
     )
@@ -355,8 +313,8 @@ def get_element_details(
     page_number: Annotated[int | None, PageChoiceField] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> str:
-    """An element's type, label, caption and surrounding text; a table's cells as
-    Markdown; an equation's LaTeX when it can be recovered."""
+    """An element's type, label, caption and nearby text; a table's cells as Markdown;
+    an equation's LaTeX when recovered."""
     return visual.element_details(app_of(ctx).index, document_slug, element_label, page_number)
 
 
@@ -364,23 +322,20 @@ def get_element_details(
 def get_document_info(
     document_slug: Annotated[
         str | None,
-        Field(description="The document (seed 004): " + DOCUMENT, min_length=1, max_length=1000),
+        Field(description="Seed 004's: " + DOCUMENT, min_length=1, max_length=1000),
     ] = None,
     document_id: Annotated[
         str | None,
         Field(
-            description="The document (seed 002): its id from process_document (the slug), "
-            "or its path.",
+            description="Seed 002's: the id from process_document (the slug), or a path.",
             min_length=1,
             max_length=1000,
         ),
     ] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.DocumentInfoResult:
-    """Metadata of one document, for seeds 004 and 002 at once: slug, title, pages,
-    status, language, timestamps, element counts, and seed 002's `document_info`.
-
-    Give document_slug or document_id; both must name the same document."""
+    """One document's metadata, for seeds 004 and 002 at once (`document_info`); give
+    document_slug or document_id (both: the same document)."""
     return catalog.get_document_info(app_of(ctx).index, document_slug, document_id)
 
 
@@ -394,7 +349,7 @@ def find_document(
             max_length=1000,
         ),
     ],
-    limit: Annotated[int, Field(description="Matches to return.", ge=1, le=50)] = 5,
+    limit: Annotated[int, Field(description=LIMIT, ge=1, le=50)] = 5,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.FindDocumentResult:
     """Find documents by partial or misspelled slug, title or file name."""
@@ -410,14 +365,12 @@ def list_documents(ctx: Context = None) -> str:  # type: ignore[assignment]
 
 @answered_within_limits
 def list_documents_paginated(
-    page: Annotated[int, Field(description="Page of the list, 1-based.", ge=1)] = 1,
-    page_size: Annotated[int, Field(description="Documents per page.", ge=1, le=100)] = 20,
-    sort_by: Annotated[
-        Literal["title", "date_added", "page_count"], Field(description="Order of the list.")
-    ] = "title",
+    page: Annotated[int, ListPageField] = 1,
+    page_size: Annotated[int, Field(ge=1, le=100)] = 20,
+    sort_by: Literal["title", "date_added", "page_count"] = "title",
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ListDocumentsPaginatedResult:
-    """Documents a page at a time, with pagination info (total, pages, has_next)."""
+    """Documents a page at a time, with pagination."""
     return catalog.list_documents_paginated(app_of(ctx).index, page, page_size, sort_by)
 
 
@@ -435,15 +388,13 @@ def process_document(
     file_path: Annotated[
         str,
         Field(
-            description="File inside the files folder: absolute, relative to it, without "
-            "its extension, or the slug of a known document.",
+            description="A file in the files folder: absolute or relative path, extension "
+            "optional, or slug.",
             min_length=1,
             max_length=4096,
         ),
     ],
-    file_name: Annotated[
-        str | None, Field(description="Display name for the document.", max_length=255)
-    ] = None,
+    file_name: Annotated[str | None, Field(description="Display name.", max_length=255)] = None,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ProcessDocumentResult:
     """Index one file now; document_id in the answer is its slug."""
@@ -455,12 +406,12 @@ def process_document(
 def query_documents(
     query: Annotated[
         str,
-        Field(description="A question in natural language.", min_length=1, max_length=2000),
+        Field(description="A question.", min_length=1, max_length=2000),
     ],
     session_id: Annotated[
         str | None,
         Field(
-            description="UUID from an earlier answer, to follow up on it; omit to start.",
+            description="From an earlier answer, to follow up; omit to start.",
             max_length=64,
             json_schema_extra={"format": "uuid"},
         ),
@@ -468,9 +419,9 @@ def query_documents(
     top_k: Annotated[int, Field(description="Passages to retrieve.", ge=1, le=20)] = 5,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.QueryDocumentsResult:
-    """Best passages for a question, with an answer citing them as [1], [2] (the sources'
-    order): written by the client's model (sampling) or llm_url when available, else
-    quoted sentences; sessions remember earlier queries."""
+    """Best passages for a question and an answer citing them as [1], [2], written by the
+    client's model (sampling) or llm_url when available, else quoted; a session
+    remembers earlier queries."""
     app = app_of(ctx)
     writer = sampling.writer(ctx)
     return passages.query_documents(app.index, app.sessions, query, session_id, top_k, writer)
@@ -478,14 +429,12 @@ def query_documents(
 
 @answered_within_limits
 def list_sessions(
-    page: Annotated[int, Field(description="Page of the list, 1-based.", ge=1)] = 1,
-    page_size: Annotated[
-        int, Field(description="Sessions per page, most recent first.", ge=1, le=100)
-    ] = 50,
+    page: Annotated[int, ListPageField] = 1,
+    page_size: Annotated[int, Field(ge=1, le=100)] = 50,
     ctx: Context = None,  # type: ignore[assignment]
 ) -> results.ListSessionsResult:
-    """query_documents sessions still alive, a page at a time (idle ones expire after
-    session_expiry_days, a week by default; at most max_sessions are kept)."""
+    """Live query_documents sessions, most recent first, a page at a time (idle ones
+    expire after session_expiry_days)."""
     app = app_of(ctx)
     budget = app.index.settings.max_response_chars
     return passages.list_sessions(app.sessions, budget, page, page_size)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import mimetypes
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -30,8 +30,9 @@ from pdfindex.tools.results import (
 
 SORT_KEYS = ("title", "date_added", "page_count")
 ELEMENTS_IN_SEARCH = 3  # elements search_documents adds after the pages
-DOCUMENT = "its slug ('a_b'), its path under the files folder ('a/b.pdf') or that path "
-DOCUMENT += "without extension ('a/b')."
+T = TypeVar("T")
+U = TypeVar("U")
+DOCUMENT = "Slug, or path under the files folder (extension optional)."
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -60,6 +61,7 @@ def search_documents(
     _, elements = ranked_elements(
         index.engine, found.query, min(ELEMENTS_IN_SEARCH, limit), slug=slug, captions_only=True
     )
+    hits, elements = within_limit(hits, elements, limit)
     if not hits and not elements:
         return "\n".join([f'No results for "{query}".', *notes(found)])
     lines = [f'Found {total} pages for "{query}", showing {len(hits)}:', *notes(found), ""]
@@ -82,6 +84,14 @@ def search_documents(
         lines.append("get_element_image(document_slug, element_label) shows an element.")
     lines.append(f"Ranking: {found.method}; confidence {found.confidence:.2f}")
     return "\n".join(lines)
+
+
+def within_limit(hits: list[T], elements: list[U], limit: int) -> tuple[list[T], list[U]]:
+    """At most `limit` results of both kinds: elements keep a third of the places (at most
+    ELEMENTS_IN_SEARCH) and any the pages leave empty; pages, best first, fill the rest."""
+    share = min(ELEMENTS_IN_SEARCH, limit // 3)
+    kept = elements[: max(share, limit - len(hits))]
+    return hits[: limit - len(kept)], kept
 
 
 def element_lines(n: int, element: ElementRecord, score: float) -> list[str]:

@@ -25,7 +25,8 @@ _PDF_SUFFIX = re.compile(r"\.pdf$", re.IGNORECASE)
 def search_pdf(
     index: PdfIndex, pdf_name: str, query: str, context_length: int = 2000, topk: int = 10
 ) -> SearchPdfResult:
-    """Seed 000: {file_exists, query_exists, matches[, error]} from the index."""
+    """Seed 000: {file_exists, query_exists, matches[, error]} from the index, and
+    `pages`: the page of each match (pages[i] for matches[i]), to cite without a call."""
     check_range("topk", topk, 1, 100)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
     name = (pdf_name or "").strip()
@@ -40,6 +41,7 @@ def search_pdf(
             "file_exists": record is not None or there is not None,
             "query_exists": False,
             "matches": [],
+            "pages": [],
         }
     if not result["file_exists"]:
         return result
@@ -59,6 +61,7 @@ def search_pdf(
     )
     result["query_exists"] = bool(matches)
     result["matches"] = [m.context for m in matches]
+    result["pages"] = [m.page for m in matches]
     return _bounded(result, index.settings.max_response_chars)
 
 
@@ -71,10 +74,11 @@ def with_suggestions(index: PdfIndex, result: SearchPdfResult, pdf_name: str) ->
 
 def _bounded(result: dict[str, Any], budget: int) -> dict[str, Any]:
     """Cut the match list so one response stays under `budget` characters."""
-    budget = items_budget(budget)
+    budget = items_budget(budget) - size_of(result["pages"])  # the pages go out too
     kept, truncated = fit(result["matches"], budget)
     if truncated or any(size_of(m) > budget for m in kept):
         result["matches"] = [cut_text(m, budget) for m in kept]
+        result["pages"] = result["pages"][: len(kept)]
         result["truncated"] = True
         result["note"] = (
             f"response cut to {budget} characters; ask for a smaller context_length or topk"

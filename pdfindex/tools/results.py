@@ -36,12 +36,14 @@ Seed002Status = Literal["success", "error"]
 
 @_open
 class SearchPdfResult(TypedDict):
-    """search_pdf; `error` when the file could not be searched, `truncated` and `note`
-    when the matches were cut to the response budget."""
+    """search_pdf; `pages[i]` is the page of `matches[i]` (beside the seed's keys);
+    `error` when the file could not be searched, `truncated` and `note` when the matches
+    were cut to the response budget."""
 
     file_exists: bool
     query_exists: bool
     matches: list[str]
+    pages: list[int]
     error: NotRequired[str]
     truncated: NotRequired[bool]
     note: NotRequired[str]
