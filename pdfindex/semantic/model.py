@@ -70,16 +70,11 @@ class Model:
     def passages(self, text: str, most: int) -> list[str]:
         """The first `most` windows of the page that the model reads whole (each at most
         MAX_TOKENS with its special tokens), cut at token boundaries; none for a blank page."""
-        flat = " ".join(text.split())
-        if not flat:
-            return []
-        offsets = self._whole.encode(flat, add_special_tokens=False).offsets
-        size = MAX_TOKENS - 2
-        out = []
-        for start in range(0, min(len(offsets), most * size), size):
-            end = min(start + size, len(offsets)) - 1
-            out.append(flat[offsets[start][0] : offsets[end][1]])
-        return out or [flat]
+        return windows(self._whole, text, most, MAX_TOKENS)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A question's unit vector (this model embeds questions and pages alike)."""
+        return self.embed([text])[0]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors (float32, one row per text): mean of the token states, normalised."""
