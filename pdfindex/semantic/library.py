@@ -67,7 +67,7 @@ class Semantic:
         self.cache = store.VectorCache(self.folder)
         self.threads = threads
         self._model: Model | Embedder | None = None
-        self._model_error: ConfigError | None = None  # a model that cannot load: said once
+        self._model_error: ConfigError | None = None  # a fastembed model that cannot load
         self._model_lock = threading.Lock()
         self._vectors: store.Vectors | None = None
         self._vectors_at = 0.0
@@ -90,17 +90,18 @@ class Semantic:
 
     @property
     def model(self) -> Model | Embedder:
-        """The model, loaded on first use; one that cannot load raises the same ConfigError
-        at each use, without trying again (a download is tried once per process)."""
+        """The model, loaded on first use. A fastembed model that cannot load raises the
+        same ConfigError at each use without trying again (a download is tried once per
+        process); a folder is looked at again (it may have been completed since)."""
         with self._model_lock:
             if self._model_error is not None:
                 raise self._model_error
             if self._model is None:
+                if not isinstance(self.source, str):
+                    self._model = Model(self.source, self.threads)
+                    return self._model
                 try:
-                    if isinstance(self.source, str):
-                        self._model = Embedder(self.source, self.threads, folder_too=True)
-                    else:
-                        self._model = Model(self.source, self.threads)
+                    self._model = Embedder(self.source, self.threads, folder_too=True)
                 except ConfigError as exc:
                     self._model_error = exc
                     raise

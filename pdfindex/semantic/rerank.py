@@ -23,7 +23,7 @@ from pdfindex.semantic.fusion import applies, hybrid_pages
 from pdfindex.semantic.library import Semantic
 from pdfindex.text.words import normalize_query
 
-DEPTH = 30  # pages re-scored per question (about 1 s on 2 CPU cores for a MiniLM-L6)
+DEPTH = 30  # pages re-scored per question: one model run each
 WIDTH = 1500  # characters of a page the cross-encoder reads
 
 
