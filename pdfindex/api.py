@@ -6,14 +6,15 @@ load on first use, so a process that only searches (`pdfindex search`) starts fa
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
-import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pdfindex import names
@@ -24,8 +25,6 @@ from pdfindex.errors import (
     ConfigError,
     DocumentNotFound,
     IndexLocked,
-    InvalidQuery,
-    PageOutOfRange,
     PathOutsideFiles,
     PdfIndexError,
     SourceUnreachable,
@@ -43,6 +42,7 @@ from pdfindex.models import ElementsState, ExactMatch, FileRecord, FileStatus, P
 from pdfindex.paths import check_extra_folders, check_folders, relative_posix, resolve_inside
 from pdfindex.query import Node
 from pdfindex.search.exact import MAX_LIMIT, exact_search
+from pdfindex.search.pages import page_range, parse_pages
 from pdfindex.search.ranked import ranked_pages, ranked_search
 from pdfindex.workers import IsolatedCalls
 
@@ -52,10 +52,10 @@ if TYPE_CHECKING:
     from pdfindex.indexer.progress import Progress, Step
     from pdfindex.indexer.update import Indexer
     from pdfindex.semantic.library import Semantic
+    from pdfindex.semantic.rerank import Reranker
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-_PAGE_PART = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
 
 
 class PdfIndex:
@@ -80,6 +80,7 @@ class PdfIndex:
         self._indexer: Indexer | None = None
         self._live: LiveIndex | None = None
         self._semantic: Semantic | None = None
+        self._reranker: Reranker | None = None
         # Values derived from the catalog (counts, names), kept for one index generation
         self._derived: dict[str, Any] = {}
         self._derived_catalog: dict[str, FileRecord] = {}
@@ -146,29 +147,30 @@ class PdfIndex:
         if not self.settings.semantic:
             return None
         if self._semantic is None:
-            try:
-                from pdfindex.semantic.library import Semantic
-            except ImportError as exc:
-                raise ConfigError(
-                    f"semantic = true needs the semantic extra ({exc.name} is not installed): "
-                    "pip install -e '.[semantic]'"
-                ) from exc
-            self._semantic = Semantic(self.settings, self.engine)
+            self._semantic = _extra("library").Semantic(self.settings, self.engine)
         return self._semantic
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder of `rerank_model` (its model loads at the first question);
+        None when unset."""
+        if not self.settings.rerank_model.strip():
+            return None
+        if self._reranker is None:
+            rerank = _extra("rerank", "rerank_model", "fastembed")
+            self._reranker = rerank.Reranker(self.settings.rerank_model)
+        return self._reranker
 
     def ranked(
         self, query: str, tree: Node, limit: int, slug: str | None = None, snippets: bool = True
     ) -> tuple[RankedPages, str]:
-        """Ranked pages for a user's query and the ranking used: hybrid (BM25 fused with
-        page embeddings) for questions when `semantic` is on (`semantic.fusion.applies`),
-        else BM25."""
-        semantic = self.semantic
-        if semantic is not None:
-            from pdfindex.semantic.fusion import applies, hybrid_pages
-        if semantic is None or not applies(query):
+        """Ranked pages for a user's query and the ranking used: BM25, or with the
+        semantic extra hybrid and / or re-ranked (`pdfindex.semantic.rerank.ranked`)."""
+        semantic, reranker = self.semantic, self.reranker
+        if semantic is None and reranker is None:
             return ranked_pages(self.engine, tree, limit, slug=slug, snippets=snippets), "bm25"
-        found = hybrid_pages(self.engine, semantic, query, tree, limit, slug, snippets)
-        return found, semantic.label()
+        rank = _extra("rerank", "rerank_model", "fastembed").ranked
+        return rank(self.engine, semantic, reranker, query, tree, limit, slug, snippets)
 
     def rank_elements(
         self, query: str, hits: list[tuple[dict[str, Any], float]], limit: int
@@ -468,8 +470,8 @@ class PdfIndex:
         pages: str | None = None,
     ) -> tuple[int, list[PageHit]]:
         slug = self.find_record(document).slug if document else None
-        page_range = _page_range(pages) if pages else None
-        return ranked_search(self.engine, query, limit=limit, slug=slug, pages=page_range)
+        span = page_range(pages) if pages else None
+        return ranked_search(self.engine, query, limit=limit, slug=slug, pages=span)
 
     def exact(
         self, query: str, document: str | None = None, limit: int = 10, context_length: int = 200
@@ -568,30 +570,13 @@ def _under(source: str, folder: Path, real: Path, own: bool = False) -> str:
     return f"{source}/{rel}" if source else rel
 
 
-def parse_pages(spec: str | list[int], page_count: int) -> list[int]:
-    """`"1-3,5"` or [1, 2] -> sorted unique page numbers, checked against the document."""
-    numbers: set[int] = set()
-    parts = spec if isinstance(spec, list) else str(spec).split(",")
-    for part in parts:
-        if isinstance(part, int) and not isinstance(part, bool):
-            first = last = part
-        else:
-            match = _PAGE_PART.match(str(part))
-            if not match:
-                raise InvalidQuery(f"bad page list {spec!r}: use numbers and ranges like '1-3,5'")
-            first = int(match.group(1))
-            last = int(match.group(2) or first)
-        if first < 1 or last > page_count or last < first:
-            raise PageOutOfRange(
-                f"pages {first}-{last} are out of range: this document has pages 1-{page_count}"
-            )
-        numbers.update(range(first, last + 1))
-    return sorted(numbers)
-
-
-def _page_range(spec: str) -> tuple[int, int]:
-    match = _PAGE_PART.match(spec)
-    if not match:
-        raise InvalidQuery(f"bad page range {spec!r}: use a number or a range like '3-7'")
-    first = int(match.group(1))
-    return first, int(match.group(2) or first)
+def _extra(module: str, setting: str = "semantic = true", extra: str = "semantic") -> ModuleType:
+    """A module of the semantic package, imported only when a setting needs it; one line
+    naming the extra to install when its libraries are not there."""
+    try:
+        return importlib.import_module(f"pdfindex.semantic.{module}")
+    except ImportError as exc:
+        raise ConfigError(
+            f"{setting} needs the {extra} extra ({exc.name} is not installed): "
+            f"pip install -e '.[{extra}]'"
+        ) from exc

@@ -59,7 +59,10 @@ class Ranking:
 
     @property
     def clear(self) -> bool:
-        """Whether the first page clearly answers the query."""
+        """Whether the first page clearly answers the query. A page the hybrid found by
+        meaning may share no word with it: the word share says nothing of it."""
+        if self.method != "bm25":
+            return bool(self.hits)
         return bool(self.hits) and self.confidence >= CLEAR_ANSWER
 
 

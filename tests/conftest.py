@@ -75,6 +75,7 @@ ONE_PASS = {
     "test_benchmarks_smoke.py",
     "test_semantic.py",  # the embeddings and their fusion do not depend on the engine
     "test_titles.py",  # a title is chosen from the extraction, before any engine
+    "test_fastembed.py",  # nor do the models from fastembed's cache and the re-ranking
     "test_postgres_replica.py",  # its own primary and standby, whatever the pass's engine
     "test_db_errors.py",  # its own server, whatever the pass's engine
     "test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log",

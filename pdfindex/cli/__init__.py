@@ -466,15 +466,15 @@ def _ranked(
 ) -> bool:
     """Ranked pages as every front ranks them (`pdfindex.ranking`): the correction it
     searched and the ranking it used on stderr, and whether any page clearly answers."""
-    from pdfindex.api import _page_range
     from pdfindex.query import parse
     from pdfindex.ranking import notes, rank
+    from pdfindex.search.pages import page_range
     from pdfindex.search.understand import is_natural
 
     if not is_natural(query):
         parse(query, any_word=True)  # a person is told what is wrong with their syntax
     slug = index.find_record(document).slug if document else None
-    found = rank(index, query, limit, slug, _page_range(pages) if pages else None)
+    found = rank(index, query, limit, slug, page_range(pages) if pages else None)
     if as_json:
         from dataclasses import asdict
 

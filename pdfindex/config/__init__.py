@@ -344,8 +344,17 @@ class Settings:
     )
     semantic_model: str = setting(
         "",
-        "The embedding model: a folder holding `model.onnx` and `tokenizer.json` "
-        "(relative to the root, or absolute); empty = the bundled all-MiniLM-L6-v2 (int8).",
+        "The embedding model: a fastembed model name (`BAAI/bge-small-en-v1.5`, from "
+        "fastembed's cache, downloaded there when it can be; needs `pip install -e "
+        "'.[fastembed]'`), or a folder holding `model.onnx` and `tokenizer.json` (relative "
+        "to the root, or absolute); empty = the bundled all-MiniLM-L6-v2 (int8). See the "
+        'README\'s "Stronger models".',
+    )
+    rerank_model: str = setting(
+        "",
+        "A fastembed cross-encoder (`Xenova/ms-marco-MiniLM-L-6-v2`) that re-orders the best "
+        "pages of `search_documents` and `query_documents` (BM25's or the hybrid's) for "
+        "queries without explicit syntax; needs `pip install -e '.[fastembed]'`. Empty: none.",
     )
     llm_url: str = setting(  # pdfindex.tools.answers
         "",

@@ -19,7 +19,8 @@ from pdfindex.config import Settings
 from pdfindex.engine import Engine
 from pdfindex.errors import ConfigError
 from pdfindex.models import FileStatus
-from pdfindex.semantic import store
+from pdfindex.semantic import fastembed_models, store
+from pdfindex.semantic.fastembed_models import Embedder
 from pdfindex.semantic.model import BUNDLED_ID, BUNDLED_NAME, Model, fingerprint
 
 log = logging.getLogger(__name__)
@@ -50,20 +51,23 @@ class Semantic:
     def __init__(self, settings: Settings, engine: Engine, threads: int = 0) -> None:
         self.engine = engine
         self.folder = settings.index_dir / "semantic"
-        self.model_folder = _model_folder(settings)
-        if self.model_folder is None:
+        self.source = model_source(settings)
+        if self.source is None:
             self.model_name, self.model_id = BUNDLED_NAME, BUNDLED_ID
+        elif isinstance(self.source, str):  # a fastembed name: loaded on first use
+            self.model_name, self.model_id = self.source, fastembed_models.model_id(self.source)
         else:
-            if not (self.model_folder / "model.onnx").is_file():
+            if not (self.source / "model.onnx").is_file():
                 raise ConfigError(
-                    f"semantic_model {self.model_folder}: needs model.onnx and tokenizer.json"
+                    f"semantic_model {self.source}: needs model.onnx and tokenizer.json"
                 )
-            self.model_name = self.model_folder.name
-            self.model_id = f"{self.model_name}-{fingerprint(self.model_folder / 'model.onnx')}"
+            self.model_name = self.source.name
+            self.model_id = f"{self.model_name}-{fingerprint(self.source / 'model.onnx')}"
         self.prefix = f"{self.model_id}/p{PASSAGES}/"
         self.cache = store.VectorCache(self.folder)
         self.threads = threads
-        self._model: Model | None = None
+        self._model: Model | Embedder | None = None
+        self._model_error: ConfigError | None = None  # a fastembed model that cannot load
         self._model_lock = threading.Lock()
         self._vectors: store.Vectors | None = None
         self._vectors_at = 0.0
@@ -85,10 +89,22 @@ class Semantic:
     # -- the model ---------------------------------------------------------------
 
     @property
-    def model(self) -> Model:
+    def model(self) -> Model | Embedder:
+        """The model, loaded on first use. A fastembed model that cannot load raises the
+        same ConfigError at each use without trying again (a download is tried once per
+        process); a folder is looked at again (it may have been completed since)."""
         with self._model_lock:
+            if self._model_error is not None:
+                raise self._model_error
             if self._model is None:
-                self._model = Model(self.model_folder, self.threads)
+                if not isinstance(self.source, str):
+                    self._model = Model(self.source, self.threads)
+                    return self._model
+                try:
+                    self._model = Embedder(self.source, self.threads, folder_too=True)
+                except ConfigError as exc:
+                    self._model_error = exc
+                    raise
             return self._model
 
     @property
@@ -97,7 +113,7 @@ class Semantic:
 
     def query_vector(self, text: str) -> np.ndarray:
         """The query's vector (once per query)."""
-        return self.model.embed([text])[0]
+        return self.model.embed_query(text)
 
     # -- what to embed -------------------------------------------------------------
 
@@ -274,6 +290,8 @@ class Semantic:
             "running": self.running,
             "error": self.last_error,
             "cache_bytes": self.cache.size_bytes(),
+            # onnxruntime's provider once the model is loaded (CUDAExecutionProvider: the GPU)
+            "device": self._model.device if self._model is not None else None,
         }
 
     def label(self) -> str:
@@ -330,10 +348,14 @@ def _text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _model_folder(settings: Settings) -> Path | None:
-    """The model folder the settings name, or None for the bundled model."""
-    name = getattr(settings, "semantic_model", "") or ""
-    if not name.strip():
+def model_source(settings: Settings) -> Path | str | None:
+    """The model `semantic_model` names: None for the bundled one, a fastembed name
+    (`ORG/NAME` that is not a folder under the root), or a folder."""
+    name = settings.semantic_model.strip()
+    if not name:
         return None
     folder = Path(name).expanduser()
-    return folder if folder.is_absolute() else (settings.root / folder).resolve()
+    folder = folder if folder.is_absolute() else (settings.root / folder).resolve()
+    if fastembed_models.is_model_name(name) and not folder.is_dir():
+        return name
+    return folder

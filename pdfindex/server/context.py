@@ -37,6 +37,7 @@ class AppContext:
         """Open the index and start its writer thread (catch-up scan, then the watcher)."""
         index = PdfIndex(settings, rebuild=False)  # a damaged index refills in the background
         semantic = index.semantic  # semantic = true without its extra: one line, at once
+        _ = index.reranker  # likewise rerank_model (its model loads at the first question)
         # Pages are embedded in the background after the start-up scan and each commit.
         embed = (lambda _summary: semantic.start()) if semantic is not None else None
         live = index.live(watch=watch, on_summary=embed)

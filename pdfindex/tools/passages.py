@@ -259,7 +259,9 @@ def query_documents(
         }
         for score, hit, number, chunk in top
     ]
-    clear = bool(top) and coverage(found.weights, top[0][1].text) >= CLEAR_ANSWER
+    clear = bool(top) and (
+        ranking != "bm25" or coverage(found.weights, top[0][1].text) >= CLEAR_ANSWER
+    )  # a page the hybrid found by meaning may share no word with the question
     written = _written(query, top, titles, writer, index.settings.max_response_chars)
     elapsed = time.monotonic() - started
     cited = list(dict.fromkeys(hit.slug for _, hit, _, _ in top))
