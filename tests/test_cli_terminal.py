@@ -151,6 +151,24 @@ def test_stats_and_search_fit_the_width(library: Path, args: list[str], width: i
     assert _too_wide(result.stdout, width) == []
 
 
+def test_a_result_s_snippet_takes_three_lines_at_most_on_a_terminal(tmp_path: Path) -> None:
+    """Six results fit a 24-line screen: a long snippet is cut after its third line,
+    saying so; to a pipe it stays whole."""
+    words = " ".join(f"margins{n} page text about margins and pages" for n in range(40))
+    pdfgen.write_pdf(tmp_path / "files" / "long.pdf", [words])
+    index = PdfIndex(make_settings(tmp_path))
+    try:
+        index.reindex()
+    finally:
+        index.close()
+    narrow = _run(tmp_path, "search", "margins", columns=40).stdout.splitlines()
+    piped = _run(tmp_path, "search", "margins").stdout.splitlines()
+    assert narrow[0].startswith("1. long.pdf")
+    assert len(narrow[1:-1]) == 3
+    assert narrow[3].endswith("…")
+    assert len(piped) == 3  # the result line, the whole snippet, the count
+
+
 def test_search_takes_an_unquoted_query_of_several_words(library: Path) -> None:
     quoted = _run(library, "search", "page margins", "--json")
     words = _run(library, "search", "page", "margins", "--json")

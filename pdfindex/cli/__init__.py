@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from pdfindex.models import FileRecord, Summary
 
 EMPTY_HINT = "0 pages indexed in {index} — run `pdfindex reindex` (or `pdfindex serve`) first"
+SNIPPET_LINES = 3  # a ranked result's snippet on a terminal: 6 results on a 24-line screen
 MAX_LIMIT = 1000  # as pdfindex.search.exact.MAX_LIMIT (not imported: it loads the engine)
 
 
@@ -499,7 +500,10 @@ def _ranked(
         where = f"  page {hit.page}  (score {hit.score:.2f})"
         room = 10**6 if width is None else max(8, width - len(f"{n}. {where}"))
         click.echo(f"{n}. {terminal.shorten(hit.path, room)}{where}")
-        for line in terminal.wrap(" ".join(hit.snippet.split()), width, "   ", "   "):
+        lines = terminal.wrap(" ".join(hit.snippet.split()), width, "   ", "   ")
+        if width is not None and len(lines) > SNIPPET_LINES:  # more results on a screen
+            lines = [*lines[: SNIPPET_LINES - 1], lines[SNIPPET_LINES - 1].rstrip("…") + "…"]
+        for line in lines:
             click.echo(line)
     click.echo(f"{len(found.hits)} of {found.total} pages (ranking: {found.method})")
     return bool(found.hits)
