@@ -4,11 +4,12 @@ as page images are made (`pdfindex.tools.pages`)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
-from pdfindex.errors import InvalidQuery, PageOutOfRange, WorkerDied
+from pdfindex.errors import InvalidQuery, PageOutOfRange, PdfIndexError, WorkerDied
 from pdfindex.models import FileRecord
 from pdfindex.ranking import rank
 from pdfindex.text.words import words
@@ -17,6 +18,8 @@ from pdfindex.tools.pages import NO_LIMIT, opened, too_large
 
 RANKED, EXACT, PHRASE, FUZZY = "ranked", "exact", "phrase", "fuzzy"
 MODES = (RANKED, EXACT, PHRASE, FUZZY)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -104,5 +107,6 @@ def document_outline(index: PdfIndex, slug: str) -> list[tuple[int, str, int]]:
                 timeout=deadline.remaining(NO_LIMIT),
                 what="reading the outline",
             )
-    except (MemoryError, WorkerDied):
+    except (MemoryError, PdfIndexError) as exc:  # a damaged outline is no outline
+        log.warning("outline of %s not read: %s", record.path, exc)
         return []

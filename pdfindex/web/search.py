@@ -144,8 +144,8 @@ def _exact(index: PdfIndex, params: Params, slug: str | None, found: Results) ->
         title = record.title if record else match.path
         pages = record.pages if record else match.page
         context = match.context
-        start = context.casefold().find(params.q.casefold())
-        if start >= 0:  # the occurrence marked as a ranked snippet marks its words
+        start = -1 if "**" in context else context.casefold().find(params.q.casefold())
+        if start >= 0:  # the occurrence marked, as a ranked snippet marks its words
             end = start + len(params.q)
             context = f"{context[:start]}**{context[start:end]}**{context[end:]}"
         found.results.append(

@@ -241,8 +241,10 @@ def outline(path: Path, most: int = 500) -> list[tuple[int, str, int]]:
     try:
         found = []
         for item in pdf.get_toc(max_depth=8):
-            if item.page_index is not None:
-                found.append((item.level, item.get_title(), item.page_index + 1))
+            dest = item.get_dest()
+            target = dest.get_index() if dest is not None else None
+            if target is not None:
+                found.append((item.level, item.get_title(), target + 1))
             if len(found) >= most:
                 break
         return found

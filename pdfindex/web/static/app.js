@@ -83,5 +83,9 @@ function followStatus() {
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll(".frame[data-boxes]").forEach(drawBoxes);
   document.addEventListener("keydown", onKey);
+  // A filter changed: search again at once (the form's URL is the search).
+  document.querySelectorAll("form.search select").forEach((choice) => {
+    choice.addEventListener("change", () => choice.form.submit());
+  });
   followStatus();
 });
