@@ -276,6 +276,23 @@ def test_it_fits_a_phone_screen(browser: Any, site: Site) -> None:
         context.close()
 
 
+def test_the_json_api_answers_each_mode(page: Any, site: Site) -> None:
+    def first_path(**query: str) -> str:
+        answer = page.request.get(site.url + "/api/search", params=query)
+        assert answer.status == 200
+        return answer.json()["results"][0]["path"]
+
+    assert first_path(q="zepelin", mode="fuzzy") == "notes.pdf"
+    assert first_path(q="lighthouse keeper", mode="phrase") == "book.pdf"
+    assert first_path(q="mooring lines", mode="exact") == "notes.pdf"
+
+
+def test_no_url_reads_outside_the_library(page: Any, site: Site) -> None:
+    for path in ("/page/..%2F..%2Fetc%2Fpasswd/1.png", "/api/boxes/%2Fetc%2Fpasswd/1?q=root"):
+        answer = page.request.get(site.url + path)
+        assert answer.status == 404, path
+
+
 def test_the_status_follows_a_file_being_indexed(page: Any, site: Site) -> None:
     """Runs last: it adds a file to the module's library."""
     page.goto(site.url + "/")
