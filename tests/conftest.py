@@ -72,6 +72,7 @@ ONE_PASS = {
     "test_memory_caps.py",
     "test_readme.py",
     "test_cli_terminal.py",  # the terminal's width, whatever the engine
+    "test_web_page.py",  # the page in a browser: above the tools, whatever the engine
     "test_benchmarks_smoke.py",
     "test_semantic.py",  # the embeddings and their fusion do not depend on the engine
     "test_titles.py",  # a title is chosen from the extraction, before any engine

@@ -193,3 +193,60 @@ def render_region_png(
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=6)
     return buffer.getvalue()
+
+
+def page_words(path: Path, page_number: int) -> tuple[float, float, list[tuple]]:
+    """(width, height, words) of a page (1-based): each word as (text, x0, top, x1,
+    bottom) in points from the top-left corner, a word split by the words of
+    `pdfindex.text.words`, for the web page's highlight boxes."""
+    from pdfindex.text.words import word_spans
+
+    pdf = pdfium.PdfDocument(str(path), password=None)
+    try:
+        page = pdf[page_number - 1]
+        try:
+            width, height = page.get_size()
+            left, bottom = page.get_cropbox()[:2]  # char boxes are in the page's own space
+            textpage = page.get_textpage()
+            try:
+                count = textpage.count_chars()
+                # One character per index, so that a word's span is its characters' indexes.
+                text = "".join(
+                    chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 32) for i in range(count)
+                )
+                found = []
+                for word, start, end in word_spans(text):
+                    boxes = [textpage.get_charbox(i) for i in range(start, end)]
+                    boxes = [b for b in boxes if b[2] > b[0] or b[3] > b[1]]
+                    if not boxes:
+                        continue
+                    x0 = min(b[0] for b in boxes) - left
+                    x1 = max(b[2] for b in boxes) - left
+                    top = height - (max(b[3] for b in boxes) - bottom)
+                    low = height - (min(b[1] for b in boxes) - bottom)
+                    found.append((word, x0, top, x1, low))
+                return width, height, found
+            finally:
+                textpage.close()
+        finally:
+            page.close()
+    finally:
+        pdf.close()
+
+
+def outline(path: Path, most: int = 500) -> list[tuple[int, str, int]]:
+    """The document's outline (bookmarks) as (level, title, 1-based page), at most `most`
+    entries; those pointing nowhere are left out."""
+    pdf = pdfium.PdfDocument(str(path), password=None)
+    try:
+        found = []
+        for item in pdf.get_toc(max_depth=8):
+            dest = item.get_dest()
+            target = dest.get_index() if dest is not None else None
+            if target is not None:
+                found.append((item.level, item.get_title(), target + 1))
+            if len(found) >= most:
+                break
+        return found
+    finally:
+        pdf.close()
