@@ -7,25 +7,6 @@ import click
 
 from pdfindex.cli.options import command_settings, common_options, handle_errors, setting_options
 
-PAGE_NOT_BUILT = (
-    "<!doctype html><title>pdfindex</title><p>The search page is not built in this "
-    "version; MCP over HTTP is at <code>/mcp</code>.</p>"
-)
-
-
-def _page_routes() -> list:  # list[BaseRoute]; Starlette loads only when serving
-    try:
-        from pdfindex.web.pages import routes  # type: ignore[import-not-found]
-    except ImportError:
-        from starlette.responses import HTMLResponse
-        from starlette.routing import Route
-
-        async def not_built(_request: object) -> HTMLResponse:
-            return HTMLResponse(PAGE_NOT_BUILT)
-
-        return [Route("/", not_built)]
-    return routes()
-
 
 @click.command()
 @common_options
@@ -61,7 +42,7 @@ def web(ctx: click.Context, new_token: bool) -> None:
         )
         return
     from pdfindex.logs import log_limits, setup_logging
-    from pdfindex.web.serve import check_start, serve
+    from pdfindex.web.serve import check_start, page_routes, serve
 
     keys = check_start(settings)  # one line before the index and the MCP SDK load
     log_file = setup_logging(settings.log_dir, **log_limits(settings))
@@ -75,7 +56,7 @@ def web(ctx: click.Context, new_token: bool) -> None:
         )
 
     try:
-        serve(settings, _page_routes(), announce)
+        serve(settings, page_routes(), announce)
     except KeyboardInterrupt:
         pass
     click.echo("pdfindex: stopped", err=True)

@@ -10,7 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import uvicorn
-from starlette.routing import BaseRoute
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import BaseRoute, Route
 
 from pdfindex.config import Settings
 from pdfindex.errors import ConfigError
@@ -21,6 +23,25 @@ from pdfindex.web.tokens import Keys, stored_hash, token_file
 
 log = logging.getLogger("pdfindex.web")
 GRACE_SECONDS = 3  # open MCP event streams get this long to end at shutdown
+
+
+PAGE_NOT_BUILT = (
+    "<!doctype html><title>pdfindex</title><p>The search page is not built in this "
+    "version; MCP over HTTP is at <code>/mcp</code>.</p>"
+)
+
+
+def page_routes() -> list[BaseRoute]:
+    """The search page's routes (pdfindex/web/pages.py), or one line saying it is absent."""
+    try:
+        from pdfindex.web.pages import routes  # type: ignore[import-not-found]
+    except ImportError:
+
+        async def not_built(_request: Request) -> HTMLResponse:
+            return HTMLResponse(PAGE_NOT_BUILT)
+
+        return [Route("/", not_built)]
+    return routes()
 
 
 def _stop(_signum: int, _frame: object) -> None:
