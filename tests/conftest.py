@@ -79,6 +79,8 @@ ONE_PASS = {
     "test_fastembed.py",  # nor do the models from fastembed's cache and the re-ranking
     "test_postgres_replica.py",  # its own primary and standby, whatever the pass's engine
     "test_db_errors.py",  # its own server, whatever the pass's engine
+    "test_web_mcp.py",  # HTTP and stdio compared on one engine: the transport, not the engine
+    "test_web_security.py",  # Host, Origin, token, rate limit: before any engine is asked
     "test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log",
     "test_sigkill_loop_during_reindex_ends_equal_to_a_fresh_build",
     # A format's or archive's guards, and a custom program's limits, act before any engine:

@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
 LAYERS: list[list[str]] = [
     ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
     ["cli"],
-    ["web"],
+    ["web"],  # `pdfindex web`: the search page and MCP over HTTP, behind one guard
     ["server"],
     ["tools"],
     ["ranking"],  # the one ranking rule of every front (CLI, tools, web)
@@ -47,7 +47,8 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "pdfminer": "extract.adapters.pdfminer",
     "mcp": "server",
     "click": "cli",
-    "starlette": "web",
+    "starlette": "web",  # the web app: routes, responses, the guard
+    "uvicorn": "web.serve",  # the HTTP server of `pdfindex web`
     "watchdog": "indexer.live",
     "pypdfium2": "extract.adapters.pdfium",
     "psycopg": "engine.postgres",

@@ -22,7 +22,7 @@ from tests import pdfgen
 from tests.conftest import THREAD_GRACE, make_settings
 from tests.mcpclient import open_app
 from tests.waiting import eventually
-from tests.webserver import CHROMIUM, XSS_TITLE, chromium, demo_library, serving
+from tests.webpage import CHROMIUM, XSS_TITLE, chromium, demo_library, serving
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="/usr/bin/chromium is missing (apt-get install chromium)"

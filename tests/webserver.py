@@ -1,121 +1,87 @@
-"""The search page served for tests and screenshots: a small library of real PDFs, the
-page's routes in a Starlette app (no token: the web app's middleware is tested apart)
-served by uvicorn in a thread on a free port, and Debian's chromium driven by
-Playwright (never a downloaded browser)."""
+"""A real `pdfindex web` subprocess on a free port, for the web tests: started with its
+flags and environment, found by its start-up line, stopped with SIGTERM."""
 
 from __future__ import annotations
 
-import socket
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import uvicorn
-from fpdf import FPDF
-from starlette.applications import Starlette
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
-from pdfindex.server import AppContext
-from pdfindex.web.pages import routes
-from tests import elementgen, pdfgen
+from tests.mcpclient import CATCH_UP
+from tests.waiting import eventually
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-XSS_TITLE = "<script>window.pwned=1</script><img src=x onerror=window.pwned=2>"
-NOTES = [
-    "Field notes from the airfield.\nThe zeppelin landed near the hangar at dawn.\n"
-    "Ground crews secured the mooring lines.",
-    "Second day. Weather report: calm winds, light fog over the transformer station.",
-    "Third day. The crew departed north; the hangar stood empty.",
-]
-CHAPTERS = [
-    "Chapter One\nBeginnings of the harbour.",
-    "Chapter Two\nThe lighthouse keeper.",
-    "Chapter Three\nStorms and the lighthouse.",
-]
+STARTED = re.compile(r"at (https?://\S+/) \(MCP at")
 
 
-def outlined_pdf(path: Path) -> Path:
-    """A PDF whose outline (bookmarks) names a chapter on each page."""
-    pdf = FPDF(unit="pt", format="A4")
-    pdf.set_creation_date(pdfgen.FIXED_DATE)
-    pdf.set_title("Harbour chronicle")
-    pdf.add_font("UnicodeSans", "", str(pdfgen.find_unicode_font()))
-    pdf.set_font("UnicodeSans", size=12)
-    for text in CHAPTERS:
-        pdf.add_page()
-        pdf.start_section(text.split("\n")[0])
-        pdf.set_xy(56, 60)
-        pdf.multi_cell(480, 16, text)
-    pdf.output(str(path))
-    return path
+@dataclass
+class WebServer:
+    process: subprocess.Popen[bytes]
+    url: str  # http://127.0.0.1:PORT/
+    stderr: Path
+
+    @property
+    def host(self) -> str:
+        """The `Host` header a client of `url` sends (127.0.0.1:PORT)."""
+        return self.url.split("/")[2]
+
+    def stop(self) -> int:
+        """SIGTERM, then the exit code (the index is closed on the way out)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(60)
 
 
-def demo_library(files: Path) -> dict[str, Path]:
-    """Real PDFs of every kind the page shows: a three-page document, one in a folder,
-    figures and tables, an outline, a title that is HTML."""
-    (files / "sub").mkdir(parents=True, exist_ok=True)
-    made = {
-        "notes": pdfgen.write_pdf(files / "notes.pdf", NOTES, title="Field notes"),
-        "nested": pdfgen.write_pdf(
-            files / "sub" / "transformers.pdf",
-            ["The transformer architecture relies on attention.\nEncoders and decoders."],
-            title="Transformers explained",
-        ),
-        "xss": pdfgen.write_pdf(
-            files / "odd.pdf", ["An oddly titled lighthouse log."], title=XSS_TITLE
-        ),
-        "book": outlined_pdf(files / "book.pdf"),
-    }
-    made["report"] = files / "report.pdf"
-    elementgen.report_pdf(made["report"])
-    return made
-
-
-@contextmanager
-def serving(ctx: AppContext) -> Iterator[str]:
-    """The page's routes over `ctx`, served on 127.0.0.1 at a free port: its base URL."""
-    app = Starlette(routes=routes())
-    app.state.ctx = ctx
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name="test-uvicorn", daemon=True
-    )
-    thread.start()
+def run_web(root: Path, *flags: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`python -m pdfindex web --root ROOT FLAGS...`, its stderr in ROOT/web-stderr.txt."""
+    out = (root / "web-stderr.txt").open("wb")
     try:
-        for _ in range(600):
-            if server.started or not thread.is_alive():
-                break
-            threading.Event().wait(0.05)
-        assert server.started, "uvicorn did not start"
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        return subprocess.Popen(
+            [sys.executable, "-m", "pdfindex", "web", "--root", str(root), *flags],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            env={**os.environ, **(env or {})},
+        )
     finally:
-        server.should_exit = True
-        thread.join(30)
-        sock.close()
+        out.close()
 
 
 @contextmanager
-def chromium() -> Iterator[Any]:
-    """Debian's chromium under Playwright (no browser download)."""
-    from playwright.sync_api import sync_playwright
+def web_server(root: Path, *flags: str, env: dict[str, str] | None = None) -> Iterator[WebServer]:
+    """A running server on a free port of 127.0.0.1, stopped (and checked to stop
+    cleanly) afterwards."""
+    process = run_web(root, "--port", "0", *flags, env=env)
+    stderr = root / "web-stderr.txt"
 
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    def started() -> str | None:
+        if process.poll() is not None:
+            raise AssertionError(f"pdfindex web ended: {stderr.read_text()}")
+        found = STARTED.search(stderr.read_text())
+        return found.group(1) if found else None
+
+    server = WebServer(process, eventually(started, "the start-up line", CATCH_UP), stderr)
+    try:
+        yield server
+    finally:
+        code = server.stop()
+        assert code == 0, stderr.read_text()
+
+
+@asynccontextmanager
+async def http_client(url: str, token: str | None = None) -> AsyncIterator[Client]:
+    """The SDK's client over Streamable HTTP to `url`mcp, with the bearer token if given."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    timeout = httpx2.Timeout(30.0, read=300.0)
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout) as http:
+        async with Client(streamable_http_client(url + "mcp", http_client=http)) as client:
+            yield client

@@ -1,5 +1,5 @@
 """Screenshots of the search page's main views for the README (docs/*.png), taken in
-Debian's chromium over the demo library of tests/webserver.py.
+Debian's chromium over the demo library of tests/webpage.py.
 
 Command line (run from the repository root)::
 
@@ -18,7 +18,7 @@ from PIL import Image
 
 from tests.conftest import make_settings
 from tests.mcpclient import open_app
-from tests.webserver import chromium, demo_library, serving
+from tests.webpage import chromium, demo_library, serving
 
 VIEWS = [
     # (file, path, viewport width, height)

@@ -28,6 +28,7 @@ from pdfindex.cli.options import (
     open_index,
     setting_options,
 )
+from pdfindex.cli.web import web
 from pdfindex.models import FileStatus
 
 if TYPE_CHECKING:
@@ -576,6 +577,8 @@ def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> 
         click.echo(f"--- {record.path} page {number} of {record.pages} ---")
         click.echo(text)
 
+
+main.add_command(web)  # pdfindex/cli/web.py
 
 if __name__ == "__main__":
     main()

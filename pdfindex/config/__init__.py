@@ -12,14 +12,25 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 import tomllib
-from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, NamedTuple, get_origin, get_type_hints
+from typing import Any, get_origin, get_type_hints
 
 from pdfindex.config.adapters import CustomAdapter, custom_adapters
+from pdfindex.config.checks import (
+    AT_MOST_A_DAY,
+    MAX_MEMORY_MB,
+    POSITIVE,
+    Check,
+    Origin,
+    at_least_zero,
+    at_most_max_workers,
+    require,
+)
+from pdfindex.config.checks import (
+    max_workers as max_workers,  # tests and the CLI read it from here
+)
 from pdfindex.config.folders import check_index_dir, folder_names, refuse_pseudo_fs
 from pdfindex.config.masking import without_password
 from pdfindex.errors import ConfigError
@@ -29,57 +40,7 @@ EVERY_COMMAND = "*"  # a setting's flag that every command takes (before or afte
 EXTRACTORS = ("pdfium", "pdfminer")
 OCR_ENGINES = ("auto", "tesseract", "rapidocr")  # auto: the first that reads ocr_lang
 SOURCE_NAME = re.compile(r"[a-z0-9_-]+")
-MAX_SECONDS = 86_400.0  # a time limit longer than a day is a mistake (and overflows waits)
-MAX_MEMORY_MB = 1 << 20  # 1 TiB: more overflows the worker's address-space cap
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
-
-class Origin(NamedTuple):
-    """A value as it was given and where, for the message that refuses it."""
-
-    name: str
-    raw: Any
-    source: str
-
-    def refuse(self, complaint: str) -> ConfigError:
-        return ConfigError(f"{self.name}={self.raw!r} from {self.source}{complaint}")
-
-
-Check = Callable[[Any, Origin], Any]  # returns the value (brought within range) or raises
-
-
-def require(test: Callable[[Any], bool], complaint: str) -> Check:
-    """A check refusing a value that fails `test`: `name=raw from source` + `complaint`."""
-
-    def check(value: Any, origin: Origin) -> Any:
-        if not test(value):
-            raise origin.refuse(complaint)
-        return value
-
-    return check
-
-
-def at_least_zero(zero_means: str) -> Check:
-    return require(lambda v: v >= 0, f" must be 0 ({zero_means}) or more")
-
-
-POSITIVE = require(lambda v: v > 0, " must be positive")
-AT_MOST_A_DAY = require(
-    lambda v: v <= MAX_SECONDS, f" is over a day: at most {MAX_SECONDS:g} seconds"
-)
-
-
-def _at_most_max_workers(value: int, origin: Origin) -> int:
-    """More workers than make sense here are brought down to max_workers(), with a warning."""
-    if value <= max_workers():
-        return value
-    print(
-        f"pdfindex: warning: workers={origin.raw!r} from {origin.source} is more than "
-        f"{max_workers()} (4 per core, at most 64, on {os.cpu_count() or 1} cores): "
-        f"using {max_workers()}",
-        file=sys.stderr,
-    )
-    return max_workers()
 
 
 def _source_name(value: str, origin: Origin) -> str:
@@ -217,12 +178,46 @@ class Settings:
         flag="serve",
         checks=(AT_MOST_A_DAY, at_least_zero("no limit")),
     )
+    web_host: str = setting(  # pdfindex.web
+        "127.0.0.1",
+        "Address `pdfindex web` listens on; any but a loopback one needs a token "
+        "(`pdfindex web --new-token`).",
+        flag="web",
+        option="--host",
+    )
+    web_port: int = setting(
+        8765,
+        "Port of `pdfindex web` (`0`: any free one, named in its start-up line).",
+        flag="web",
+        option="--port",
+        checks=(require(lambda v: 0 <= v <= 65535, " must be a port: 0-65535"),),
+    )
+    web_hosts: str = setting(
+        "",
+        "More names the web server answers to (its `Host` header, any port), separated by "
+        "`,`: the name of a reverse proxy or of this machine on the network.",
+        flag="web",
+    )
+    web_rate: float = setting(
+        20.0,
+        "Requests per second one client (IP address) may make to `pdfindex web`, in bursts "
+        "of `web_burst`; past it: 429 with Retry-After. `0` = no limit.",
+        flag="web",
+        checks=(at_least_zero("no limit"),),
+    )
+    web_burst: int = setting(50, "Requests one client may make at once.", checks=(POSITIVE,))
+    web_certfile: str = setting(
+        "",
+        "TLS certificate (PEM) of `pdfindex web`; with `web_keyfile`, it serves https.",
+        flag="web",
+    )
+    web_keyfile: str = setting("", "TLS private key (PEM) of `web_certfile`.", flag="web")
     workers: int = setting(
         0,
         "Extraction processes; `0` = all cores; more than 4 per core (64 in all) is "
         "brought down to that, with a warning.",
         flag=EVERY_COMMAND,
-        checks=(_at_most_max_workers, at_least_zero("all cores")),
+        checks=(at_most_max_workers, at_least_zero("all cores")),
     )
     memory_mb: int = setting(
         4096,
@@ -583,8 +578,3 @@ def index_settings(index_dir: str | Path, engine: str, **flags: Any) -> Settings
     and benchmarks): `engine` and `flags` as command-line flags, the rest as
     load_settings reads it, with the folder as the root."""
     return load_settings({"index_dir": index_dir, "engine": engine, **flags}, root=index_dir)
-
-
-def max_workers() -> int:
-    """The most extraction workers that make sense here: 4 per core, at most 64."""
-    return min(64, 4 * (os.cpu_count() or 1))
