@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import OSA, Levenshtein
 
-from pdfindex.models import PageHit
+from pdfindex.models import FileRecord, FileStatus, PageHit
 from pdfindex.query import Or, Stem, Term
 from pdfindex.search.ranked import ranked_pages
 from pdfindex.search.understand import content_words, is_natural, understand
@@ -77,7 +77,7 @@ def rank(
     """The best `limit` pages for `query` (in one document, within a page range), the
     query corrected when a word of it is in no page, and the first page's confidence."""
     text = normalize_query(query)
-    if not index.stats()["pages"]:  # nothing indexed: nothing to count or correct
+    if not library_pages(index):  # nothing indexed: nothing to count or correct
         (total, hits, terms), method = _ranked(index, text, limit, slug, pages, snippets)
         return Ranking(total, hits, terms, method, text)
     weights = word_weights(index, text)
@@ -86,7 +86,7 @@ def rank(
     suggestions = {w: found for w, found in suggestions.items() if found}
     corrected: dict[str, str] = {}
     if is_natural(text):
-        floor = max(1, int(CORRECTION_SHARE * index.stats()["pages"]))
+        floor = max(1, int(CORRECTION_SHARE * library_pages(index)))
         for word, found in suggestions.items():
             likely = [(w, n) for w, n in found if _typo_of(word, w) and n >= floor]
             if likely and len(word) >= CORRECTED_LENGTH:
@@ -123,7 +123,7 @@ def word_weights(index: PdfIndex, text: str) -> dict[str, tuple[int, float]]:
     its stem, its IDF); none for explicit syntax, whose words are not all wanted."""
     if not is_natural(text):
         return {}
-    pages = max(1, index.stats()["pages"])
+    pages = max(1, library_pages(index))
     weights = {}
     for word in content_words(text):
         if is_cjk(word):
@@ -131,6 +131,16 @@ def word_weights(index: PdfIndex, text: str) -> dict[str, tuple[int, float]]:
         holding = pages_holding(index, word)
         weights[word] = (holding, math.log(1 + pages / (1 + holding)))
     return weights
+
+
+def library_pages(index: PdfIndex) -> int:
+    """The pages of the library (as `stats` counts them), once per index generation."""
+    return index.per_generation("ranking.pages", _searchable_pages)
+
+
+def _searchable_pages(catalog: dict[str, FileRecord]) -> int:
+    readable = (FileStatus.OK, FileStatus.EMPTY)
+    return sum(r.pages for r in catalog.values() if r.status in readable)
 
 
 def pages_holding(index: PdfIndex, word: str) -> int:
