@@ -33,7 +33,9 @@ from pdfminer.layout import (
     LTTextBox,
     LTTextLine,
 )
+from pdfminer.pdfdevice import PDFTextDevice
 from pdfminer.pdfdocument import PDFDocument, PDFPasswordIncorrect
+from pdfminer.pdffont import PDFFont, PDFUnicodeNotDefined
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser
@@ -99,6 +101,49 @@ class PdfminerAdapter:
                     if key in PDF_METADATA_KEYS:
                         metadata[PDF_METADATA_KEYS[key]] = _decode(resolve1(value))
         return finish(pages, metadata, self.version)
+
+
+# -- the glyphs pdfium could not name (pdfindex.extract.glyphs) ------------------------
+
+
+class _GlyphReader(PDFTextDevice):
+    """Records (font, code, text) for the wanted codes of every character shown, in
+    content order; draws nothing and lays nothing out."""
+
+    def __init__(self, manager: PDFResourceManager, codes: set[int]) -> None:
+        super().__init__(manager)
+        self.codes = codes
+        self.readings: list[tuple[str, int, str | None]] = []
+
+    def render_char(self, matrix, font: PDFFont, fontsize, scaling, rise, cid: int, *args) -> float:  # type: ignore[no-untyped-def,override]
+        if cid in self.codes:
+            try:
+                text: str | None = font.to_unichr(cid)
+            except (PDFUnicodeNotDefined, KeyError, ValueError, TypeError):
+                text = None
+            self.readings.append((_font_name(font.fontname), cid, text))
+        return 0.0  # positions do not matter here
+
+
+def glyph_readings(
+    path: Path, wanted: dict[int, set[int]]
+) -> dict[int, list[tuple[str, int, str | None]]]:
+    """For each wanted 0-based page, pdfminer.six's reading of the characters shown with
+    the wanted codes: (font name without subset tag, code, text or None), in content
+    order. Its text comes from the font's ToUnicode, else its encoding's glyph names by
+    the AGL rules (`f_i` → `fi`), else the embedded font's built-in encoding."""
+    found: dict[int, list[tuple[str, int, str | None]]] = {}
+    with open(path, "rb") as handle:
+        document = _open_document(handle)
+        manager = PDFResourceManager(caching=True)
+        for index, page in enumerate(PDFPage.create_pages(document)):
+            if index > max(wanted, default=-1):
+                break
+            if index in wanted:
+                reader = _GlyphReader(manager, wanted[index])
+                PDFPageInterpreter(manager, reader).process_page(page)
+                found[index] = reader.readings
+    return found
 
 
 # -- layout of a few pages (page conversion) ------------------------------------------

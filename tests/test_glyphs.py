@@ -1,0 +1,123 @@
+"""Ligatures a font names in its own way (issue 28 item 5): pypdfium2 hands back the bare
+code (`de\\x1bnition`) for TeX's `/f_i`, `/f_f_l`, ... without ToUnicode; pdfindex reads
+those glyphs by the font's own names, never by a guessed table."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pdfindex.api import PdfIndex
+from pdfindex.extract.adapters.pdfium import PdfiumAdapter
+from pdfindex.extract.glyphs import resolve
+from pdfindex.search.exact import exact_search
+from tests import pdfgen
+from tests.conftest import make_settings
+
+# F1: 27 fi, 28 ffi, 29 ff, 30 fl; F2 (the same base font): 27 ffl; F3: 27 ff, 28 fi, 29 fl
+LINES = (
+    ("F1", b"the de\x1bnition \x1ble of the o\x1cce"),
+    ("F2", b"a wa\x1be for breakfast"),
+    ("F3", b"o\x1b the \x1crst \x1cgure"),
+    ("F1", b"a bu\x1der and a \x1eow"),
+    ("F1", b"an un\x1fnamed code"),  # 31: no name in F1 (nor in its base encoding)
+)
+
+
+@pytest.fixture(scope="module")
+def glyph_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return pdfgen.write_glyph_names_pdf(tmp_path_factory.mktemp("glyphs") / "tex.pdf", LINES)
+
+
+@pytest.fixture(scope="module")
+def page(glyph_pdf: Path) -> str:
+    return PdfiumAdapter().extract(glyph_pdf).pages[0]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "the definition file of the office",  # F1's 27 is fi, its 28 ffi
+        "a waffle for breakfast",  # F2 shares F1's base font: its own 27 is ffl
+        "off the first figure",  # F3's 27 is ff (T1's order), its 28 fi
+        "a buffer and a flow",
+    ],
+)
+def test_each_ligature_reads_as_its_font_names_it(page: str, words: str) -> None:
+    assert words in page.splitlines()
+
+
+@pytest.mark.parametrize("wrong", ["deffnition", "ffle", "waffe", "ffrst", "ffgure", "unfflnamed"])
+def test_no_code_is_read_by_a_fixed_table(page: str, wrong: str) -> None:
+    assert wrong not in page.split()
+
+
+def test_a_glyph_no_font_names_is_dropped_not_guessed(page: str) -> None:
+    assert "an unnamed code" in page.splitlines()
+
+
+def test_no_control_code_is_stored(page: str) -> None:
+    assert not [c for c in page if ord(c) < 32 and c != "\n"]
+
+
+def test_the_reading_is_the_fixed_extractor_version() -> None:
+    assert "+glyphs-" in PdfiumAdapter().version
+
+
+def test_resolve_pairs_each_glyph_with_its_own_reading() -> None:
+    glyphs = [("Lin", 27), ("Lin", 27)]
+    readings = [("Lin", 27, "fi"), ("Other", 27, "ff"), ("Lin", 27, "ffl")]
+    assert resolve("de\x1bnition wa\x1be", glyphs, readings) == "definition waffle"
+
+
+def test_resolve_without_twins_takes_only_readings_that_agree() -> None:
+    glyphs = [("Lin", 27), ("Lin", 28)]
+    readings = [("Lin", 28, "fl"), ("Lin", 27, "fi"), ("Lin", 27, "ff")]  # 27: fi or ff?
+    assert resolve("a\x1bb\x1cc", glyphs, readings) == "a\x1bbflc"
+
+
+def test_resolve_never_takes_a_reading_that_is_a_code_itself() -> None:
+    assert resolve("x\ue001y", [("F", 0xE001)], [("F", 0xE001, "\ue001")]) == "x\ue001y"
+
+
+def test_an_index_finds_the_words_and_not_the_misreadings(tmp_path: Path, glyph_pdf: Path) -> None:
+    settings = make_settings(tmp_path)
+    (tmp_path / "files" / "tex.pdf").write_bytes(glyph_pdf.read_bytes())
+    index = PdfIndex(settings)
+    try:
+        index.reindex()
+        found, _ = exact_search(index.engine, "definition file", limit=10, context_length=0)
+        wrong, _ = exact_search(index.engine, "deffnition", limit=10, context_length=0)
+    finally:
+        index.close()
+    assert [(m.path, m.page) for m in found] == [("tex.pdf", 1)]
+    assert wrong == []
+
+
+def test_a_file_read_by_an_older_extractor_version_is_read_again(
+    tmp_path: Path, glyph_pdf: Path
+) -> None:
+    """An index built before the fix holds `deffnition`: the next reindex re-reads the
+    files its pypdfium2 reader read (the version names the fix), once."""
+    settings = make_settings(tmp_path, ocr=False)
+    (tmp_path / "files" / "tex.pdf").write_bytes(glyph_pdf.read_bytes())
+    (tmp_path / "files" / "failed.pdf").write_bytes(glyph_pdf.read_bytes()[:200])
+    index = PdfIndex(settings)
+    try:
+        index.reindex()
+        catalog = index.engine.catalog()
+        with index.engine.writer(timeout=5) as writer:
+            old = catalog["tex.pdf"].extractor.partition("+")[0]  # "pypdfium2-5.15.2"
+            writer.replace_record(replace(catalog["tex.pdf"], extractor=old))
+            # a failure the pool reported names no version: never read again for that
+            writer.replace_record(replace(catalog["failed.pdf"], extractor="pdfium"))
+        shutil.rmtree(settings.index_dir / "cache")  # its entries were under the old version
+        again = index.reindex()
+        after = index.reindex()
+    finally:
+        index.close()
+    assert again.parsed_paths == ["tex.pdf"]
+    assert after.parsed == 0
