@@ -17,13 +17,15 @@ from pdfindex.search.exact import exact_search
 from tests import pdfgen
 from tests.conftest import make_settings
 
-# F1: 27 fi, 28 ffi, 29 ff, 30 fl; F2 (the same base font): 27 ffl; F3: 27 ff, 28 fi, 29 fl
+# F1: 27 fi, 28 ffi, 29 ff, 30 fl; F2 (the same base font): 27 ffl; F3: 27 ff, 28 fi,
+# 29 fl; F4: 27 fi, 28 ffi, 29 ff, whose ToUnicode maps them to nothing
 LINES = (
     ("F1", b"the de\x1bnition \x1ble of the o\x1cce"),
     ("F2", b"a wa\x1be for breakfast"),
     ("F3", b"o\x1b the \x1crst \x1cgure"),
     ("F1", b"a bu\x1der and a \x1eow"),
     ("F1", b"an un\x1fnamed code"),  # 31: no name in F1 (nor in its base encoding)
+    ("F4", b"the o\x1cce \x1bles su\x1cce"),  # ToUnicode maps 27-29 to nothing
 )
 
 
@@ -44,6 +46,7 @@ def page(glyph_pdf: Path) -> str:
         "a waffle for breakfast",  # F2 shares F1's base font: its own 27 is ffl
         "off the first figure",  # F3's 27 is ff (T1's order), its 28 fi
         "a buffer and a flow",
+        "the office files suffice",  # an empty ToUnicode entry: the encoding's name
     ],
 )
 def test_each_ligature_reads_as_its_font_names_it(page: str, words: str) -> None:

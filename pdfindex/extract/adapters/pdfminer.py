@@ -121,6 +121,8 @@ class _GlyphReader(PDFTextDevice):
                 text: str | None = font.to_unichr(cid)
             except (PDFUnicodeNotDefined, KeyError, ValueError, TypeError):
                 text = None
+            if not text:  # pdfTeX writes `<1B> <>` into ToUnicode: the encoding's name then
+                text = getattr(font, "cid2unicode", {}).get(cid)
             self.readings.append((_font_name(font.fontname), cid, text))
         return 0.0  # positions do not matter here
 
@@ -130,8 +132,9 @@ def glyph_readings(
 ) -> dict[int, list[tuple[str, int, str | None]]]:
     """For each wanted 0-based page, pdfminer.six's reading of the characters shown with
     the wanted codes: (font name without subset tag, code, text or None), in content
-    order. Its text comes from the font's ToUnicode, else its encoding's glyph names by
-    the AGL rules (`f_i` → `fi`), else the embedded font's built-in encoding."""
+    order. Its text comes from the font's ToUnicode, else (no entry, or an empty one) its
+    encoding's glyph names by the AGL rules (`f_i` → `fi`), including the embedded font's
+    built-in encoding."""
     found: dict[int, list[tuple[str, int, str | None]]] = {}
     with open(path, "rb") as handle:
         document = _open_document(handle)
