@@ -4,12 +4,16 @@ those glyphs by the font's own names, never by a guessed table."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from benchmarks.extraction_vs_pdftotext import classify, words
 from pdfindex.api import PdfIndex
 from pdfindex.extract.adapters.pdfium import PdfiumAdapter
 from pdfindex.extract.glyphs import resolve
@@ -17,6 +21,7 @@ from pdfindex.search.exact import exact_search
 from tests import pdfgen
 from tests.conftest import make_settings
 
+REPO = Path(__file__).resolve().parents[1]
 # F1: 27 fi, 28 ffi, 29 ff, 30 fl; F2 (the same base font): 27 ffl; F3: 27 ff, 28 fi,
 # 29 fl; F4: 27 fi, 28 ffi, 29 ff, whose ToUnicode maps them to nothing
 LINES = (
@@ -124,3 +129,42 @@ def test_a_file_read_by_an_older_extractor_version_is_read_again(
         index.close()
     assert again.parsed_paths == ["tex.pdf"]
     assert after.parsed == 0
+
+
+def test_the_pdftotext_comparison_agrees_on_the_ligature_page(
+    tmp_path: Path, glyph_pdf: Path
+) -> None:
+    """The committed benchmark, run as a user runs it: pdftotext reads the same words."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "tex.pdf").write_bytes(glyph_pdf.read_bytes())
+    command = [sys.executable, "-m", "benchmarks.extraction_vs_pdftotext", "--corpus"]
+    command += [str(corpus), "--out", str(tmp_path), "--name", "run", "--workers", "1"]
+    subprocess.run(command, check=True, capture_output=True, cwd=REPO)
+    result = json.loads((tmp_path / "run.json").read_text())
+    assert (result["pages_compared"], result["pages_differing"]) == (1, 0)
+    assert result["watched"]["deffnition"] == {"files": 0, "pages": 0}
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "cause"),
+    [
+        (
+            "the deffnition of a ffrst ffgure here",
+            "the definition of a first figure here",
+            "ligature/PUA",
+        ),
+        (
+            "the denition of a rst gure here",
+            "the definition of a first figure here",
+            "ligature/PUA",
+        ),
+        ("we are writ-\ning and read-\ning it", "we are writing and reading it", "hyphenation"),
+        ("theword andthe rest isgood", "the word and the rest is good", "spacing/columns"),
+        ("Universitat fur Munchen", "Universität für München", "accents/encoding"),
+        ("", "a page only pdftotext reads", "missing text (pdfindex)"),
+    ],
+)
+def test_the_comparison_names_the_cause(ours: str, theirs: str, cause: str) -> None:
+    found, _explained = classify(words(ours), words(theirs), ours, theirs)
+    assert found == cause
