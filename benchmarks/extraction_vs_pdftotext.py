@@ -15,8 +15,11 @@ words (heuristics, see `classify`):
 - `hyphenation`: a word one side joins across a line-end hyphen and the other keeps as
   two (`writ-`/`ing` against `writing`);
 - `spacing/columns`: other words one side runs together or splits (`theword` against
-  `the word`), which is what a different reading order or column split leaves in a
-  multiset;
+  `the word`, `chemformula` against letter-spaced `chemfo r m u l a`), which is what a
+  different reading order or column split leaves in a multiset;
+- `CJK text`: Chinese, Japanese or Korean words only one side has (pdftotext without the
+  poppler-data CMaps reads no Japanese in some fonts, and cuts runs elsewhere);
+- `numbers`: numbers only one side has (code listings' line numbers, axis labels);
 - `accents/encoding`: words equal without their accents, or of the same length differing
   only in non-ASCII letters;
 - `missing text (pdfindex)` / `missing text (pdftotext)`: one side has under half the
@@ -50,10 +53,14 @@ WORD = re.compile(r"\w+")
 LIGATURES = re.compile("ffi|ffl|ff|fi|fl")
 ODD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ue000-\uf8ff\ufffd]")
 EXAMPLES_PER_CAUSE = 8
+CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]")
+MAX_SPLIT = 40  # longer words are not looked at for run-together parts
 CAUSES = (
     "ligature/PUA",
     "hyphenation",
     "spacing/columns",
+    "CJK text",
+    "numbers",
     "accents/encoding",
     "missing text (pdfindex)",
     "missing text (pdftotext)",
@@ -77,15 +84,28 @@ def _strip_accents(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
-def _joins(joined: Counter[str], parts: Counter[str]) -> list[tuple[str, str, str]]:
-    """Words of `joined` that are two words of `parts` run together."""
+def _split(word: str, parts: Counter[str]) -> list[str] | None:
+    """`word` as two or more words of `parts` run together, if it is one."""
+    if len(word) > MAX_SPLIT:
+        return None
+    best: list[list[str] | None] = [[]] + [None] * len(word)  # best[i]: word[:i] in parts
+    for end in range(1, len(word) + 1):
+        for start in range(end - 1, -1, -1):
+            head = best[start]
+            if head is not None and parts[word[start:end]] and (start or end < len(word)):
+                best[end] = [*head, word[start:end]]
+                break
+    found = best[len(word)]
+    return found if found and len(found) > 1 else None
+
+
+def _joins(joined: Counter[str], parts: Counter[str]) -> list[tuple[str, list[str]]]:
+    """Words of `joined` that are words of `parts` run together."""
     found = []
     for word in joined:
-        for cut in range(1, len(word)):
-            head, tail = word[:cut], word[cut:]
-            if parts[head] and parts[tail]:
-                found.append((word, head, tail))
-                break
+        pieces = _split(word, parts)
+        if pieces:
+            found.append((word, pieces))
     return found
 
 
@@ -113,10 +133,14 @@ def classify(
     explained["ligature/PUA"] += 2 * sum(c for w, c in missing.items() if ODD_CHARS.search(w))
     # words joined on one side, split on the other: at a line-end hyphen or not
     for joined, parts, text in ((extra, missing, their_text), (missing, extra, our_text)):
-        for word, head, tail in _joins(joined, parts):
-            hyphenated = re.search(rf"{re.escape(head)}-\s*\n\s*{re.escape(tail)}", text, re.I)
+        for word, pieces in _joins(joined, parts):
+            line_end = r"-\s*\n\s*".join(re.escape(piece) for piece in pieces)
+            hyphenated = len(pieces) == 2 and re.search(line_end, text, re.I)
             cause = "hyphenation" if hyphenated else "spacing/columns"
-            explained[cause] += 3 * joined[word]
+            explained[cause] += (1 + len(pieces)) * joined[word]
+    for odd_words in (extra, missing):
+        explained["CJK text"] += sum(c for w, c in odd_words.items() if CJK.search(w))
+        explained["numbers"] += sum(c for w, c in odd_words.items() if w.isdigit())
     # accents and other encodings
     stripped = {_strip_accents(w) for w in missing}
     lengths = Counter(len(w) for w in missing if not w.isascii())
@@ -127,7 +151,7 @@ def classify(
             explained["accents/encoding"] += count
     odd = sum(extra.values()) + sum(missing.values())
     best = max(explained, key=lambda cause: explained[cause])
-    if explained[best] * 2 < odd:  # the leading cause explains under half of them
+    if sum(explained.values()) * 2 < odd:  # the causes found explain under half of them
         best = "other"
     return best, {cause: count for cause, count in explained.items() if count}
 

@@ -162,6 +162,13 @@ def test_the_pdftotext_comparison_agrees_on_the_ligature_page(
         ("we are writ-\ning and read-\ning it", "we are writing and reading it", "hyphenation"),
         ("theword andthe rest isgood", "the word and the rest is good", "spacing/columns"),
         ("Universitat fur Munchen", "Universität für München", "accents/encoding"),
+        (
+            "chemformula is here and there again",
+            "chemfo r m u l a is here and there again",
+            "spacing/columns",
+        ),
+        ("ルビ文字列 と 親文字 a b c d e f", "a b c d e f", "CJK text"),
+        ("1941 x 1942 y 1943 z a b c d", "x y z a b c d", "numbers"),
         ("", "a page only pdftotext reads", "missing text (pdfindex)"),
     ],
 )
