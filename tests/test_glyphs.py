@@ -63,6 +63,14 @@ def test_no_code_is_read_by_a_fixed_table(page: str, wrong: str) -> None:
     assert wrong not in page.split()
 
 
+def test_a_page_whose_font_names_are_unambiguous_reads_alike(tmp_path: Path) -> None:
+    """No two fonts of one name read a code apart: the fonts' tables alone are read."""
+    lines = [line for line in LINES if line[0] in ("F3", "F4")]
+    pdf = pdfgen.write_glyph_names_pdf(tmp_path / "tables.pdf", lines)
+    page = PdfiumAdapter().extract(pdf).pages[0]
+    assert page.splitlines() == ["off the first figure", "the office files suffice"]
+
+
 def test_a_glyph_no_font_names_is_dropped_not_guessed(page: str) -> None:
     assert "an unnamed code" in page.splitlines()
 

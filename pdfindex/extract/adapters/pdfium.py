@@ -97,7 +97,7 @@ def _read_glyphs(path: Path, pages: list[str], suspect: dict[int, list[Glyph]]) 
     note says so."""
     from pdfindex.extract.adapters.pdfminer import glyph_readings
 
-    wanted = {index: {code for _font, code in glyphs} for index, glyphs in suspect.items()}
+    wanted = {index: set(glyphs) for index, glyphs in suspect.items()}
     try:
         readings = glyph_readings(path, wanted)
     except Exception as exc:  # corrupt PDFs raise anything: pdfium's text stands

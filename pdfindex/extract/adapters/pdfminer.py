@@ -106,6 +106,19 @@ class PdfminerAdapter:
 # -- the glyphs pdfium could not name (pdfindex.extract.glyphs) ------------------------
 
 
+Reading = tuple[str, int, str | None]  # (font name without subset tag, code, text)
+
+
+def _reading(font: PDFFont, cid: int) -> str | None:
+    """What pdfminer.six makes of one code of a font: its ToUnicode, else (no entry, or an
+    empty one: pdfTeX writes `<1B> <>`) its encoding's glyph name by the AGL rules."""
+    try:
+        text: str | None = font.to_unichr(cid)
+    except (PDFUnicodeNotDefined, KeyError, ValueError, TypeError):
+        text = None
+    return text or getattr(font, "cid2unicode", {}).get(cid)
+
+
 class _GlyphReader(PDFTextDevice):
     """Records (font, code, text) for the wanted codes of every character shown, in
     content order; draws nothing and lays nothing out."""
@@ -113,37 +126,62 @@ class _GlyphReader(PDFTextDevice):
     def __init__(self, manager: PDFResourceManager, codes: set[int]) -> None:
         super().__init__(manager)
         self.codes = codes
-        self.readings: list[tuple[str, int, str | None]] = []
+        self.readings: list[Reading] = []
 
     def render_char(self, matrix, font: PDFFont, fontsize, scaling, rise, cid: int, *args) -> float:  # type: ignore[no-untyped-def,override]
         if cid in self.codes:
-            try:
-                text: str | None = font.to_unichr(cid)
-            except (PDFUnicodeNotDefined, KeyError, ValueError, TypeError):
-                text = None
-            if not text:  # pdfTeX writes `<1B> <>` into ToUnicode: the encoding's name then
-                text = getattr(font, "cid2unicode", {}).get(cid)
-            self.readings.append((_font_name(font.fontname), cid, text))
+            self.readings.append((_font_name(font.fontname), cid, _reading(font, cid)))
         return 0.0  # positions do not matter here
 
 
-def glyph_readings(
-    path: Path, wanted: dict[int, set[int]]
-) -> dict[int, list[tuple[str, int, str | None]]]:
-    """For each wanted 0-based page, pdfminer.six's reading of the characters shown with
-    the wanted codes: (font name without subset tag, code, text or None), in content
-    order. Its text comes from the font's ToUnicode, else (no entry, or an empty one) its
-    encoding's glyph names by the AGL rules (`f_i` → `fi`), including the embedded font's
-    built-in encoding."""
-    found: dict[int, list[tuple[str, int, str | None]]] = {}
+_FORM_DEPTH = 4  # forms inside forms looked into for their fonts
+
+
+def _fonts(manager: PDFResourceManager, resources: object, depth: int = 0) -> Iterable[PDFFont]:
+    """The fonts a page's (or form's) resources list, and those of its forms."""
+    resources = resolve1(resources)
+    if not isinstance(resources, dict):
+        return
+    fonts = resolve1(resources.get("Font"))
+    for spec in fonts.values() if isinstance(fonts, dict) else ():
+        font_dict = resolve1(spec)
+        if isinstance(font_dict, dict):
+            yield manager.get_font(getattr(spec, "objid", None), font_dict)
+    forms = resolve1(resources.get("XObject"))
+    for form in forms.values() if isinstance(forms, dict) and depth < _FORM_DEPTH else ():
+        attributes = getattr(resolve1(form), "attrs", {})
+        if attributes.get("Resources") is not None:
+            yield from _fonts(manager, attributes["Resources"], depth + 1)
+
+
+def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[int, list[Reading]]:
+    """For each wanted 0-based page and its wanted (font name, code) pairs, pdfminer.six's
+    reading of them (`_reading`). Read from the page's font tables alone when each name
+    gives one reading, which costs no content parsing and is shared by the pages using
+    the same fonts; else (two fonts of one name read a code apart, as TeX's split
+    encodings can) from the page's content, every character in content order."""
+    found: dict[int, list[Reading]] = {}
     with open(path, "rb") as handle:
         document = _open_document(handle)
         manager = PDFResourceManager(caching=True)
         for index, page in enumerate(PDFPage.create_pages(document)):
             if index > max(wanted, default=-1):
                 break
-            if index in wanted:
-                reader = _GlyphReader(manager, wanted[index])
+            if index not in wanted:
+                continue
+            codes = {code for _font, code in wanted[index]}
+            table = {
+                (name, code, _reading(font, code))
+                for font in _fonts(manager, page.resources)
+                for name in [_font_name(font.fontname)]
+                for code in codes
+                if (name, code) in wanted[index]
+            }
+            pairs = [(name, code) for name, code, text in table if text]
+            if len(pairs) == len(set(pairs)):
+                found[index] = sorted(table, key=lambda r: (r[0], r[1], r[2] or ""))
+            else:
+                reader = _GlyphReader(manager, codes)
                 PDFPageInterpreter(manager, reader).process_page(page)
                 found[index] = reader.readings
     return found
