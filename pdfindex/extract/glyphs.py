@@ -7,10 +7,9 @@ for "definition". Which letters the code stands for depends on the font's encodi
 (code 27 is `ff` in T1 but `fi` in LinLibertine's), so no fixed table may guess it.
 
 This module holds the rules that need no PDF library: which characters are suspect and
-how the readings of the same glyphs by pdfminer.six (which reads ToUnicode, the
-encoding's Differences by AGL rules, `f_i` → `fi`, and the embedded font's own encoding)
-are put in their place. Only pages that show a suspect character pay for a second
-reading.
+how pdfminer.six's readings of the same fonts' codes (ToUnicode, else the encoding's glyph
+names by the AGL rules, `f_i` → `fi`, including the embedded font's own encoding) are put
+in their place. Only pages that show a suspect character pay for a second reading.
 """
 
 from __future__ import annotations
@@ -41,11 +40,11 @@ Reading = tuple[str, int, str | None]
 def resolve(text: str, glyphs: Sequence[Glyph], readings: Sequence[Reading]) -> str:
     """`text` with each suspect character replaced by pdfminer's reading of its glyph.
 
-    `glyphs` are pdfium's suspect characters in page order; `readings` pdfminer's
-    characters of the same page in content order. When both name the same glyphs in the
-    same order, each is read from its own twin; otherwise a (font, code) is read only when
-    all its readings agree. A character that stays unread is left as it is (the text
-    rules drop control codes), never guessed.
+    `glyphs` are pdfium's suspect characters in page order; `readings` pdfminer's, from
+    the page's font tables or, where those disagree, its characters in content order.
+    When both name the same glyphs in the same order, each is read from its own twin;
+    otherwise a (font, code) is read only when all its readings agree. A character that
+    stays unread is left as it is (the text rules drop control codes), never guessed.
     """
     by_glyph = _agreed(readings)
     texts = _paired(glyphs, readings) or [by_glyph.get(glyph) for glyph in glyphs]
