@@ -65,6 +65,7 @@ DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
 ONE_PASS = {
     "test_textmatch.py",
     "test_text.py",
+    "test_glyphs.py",  # extraction, and exact search of the stored text
     "test_convert.py",
     "test_architecture.py",
     "test_hostile_regex.py",  # the pattern check is before any engine is asked

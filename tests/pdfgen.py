@@ -222,6 +222,85 @@ def write_corrupt_pdf(path: PathArg) -> Path:
 
 
 # --------------------------------------------------------------------------
+# Ligatures a font names in its own way (TeX's Type 1 fonts)
+# --------------------------------------------------------------------------
+
+# (resource name, base font, the encoding's Differences, ToUnicode's bfchar lines or "")
+# of the fonts in a glyph-names PDF. Like LinLibertine's and LMRoman's TeX encodings:
+# /f_i and kin at codes 27-30 (pdfium's glyph list does not know the names and hands back
+# the bare code) and no ToUnicode. F1 and F2 share a base font but not an encoding, as TeX
+# does when one font needs more than 256 glyphs; F3 puts /f_f where F1 has /f_i (T1's
+# order: ff at 27); F4's ToUnicode maps the ligatures to nothing, as pdfTeX's
+# glyphtounicode writes them for LinLibertine (`<1B> <>`).
+LIGATURE_FONTS: tuple[tuple[str, str, str, str], ...] = (
+    ("F1", "Times-Roman", "27 /f_i /f_f_i /f_f /f_l", ""),
+    ("F2", "Times-Roman", "27 /f_f_l 136 /bullet", ""),
+    ("F3", "Helvetica", "27 /f_f /f_i /f_l /f_f_i /f_f_l", ""),
+    ("F4", "Courier", "27 /f_i /f_f_i /f_f", "<1B> <>\n<1C> <>\n<1D> <>\n<20> <0020>"),
+)
+
+_TO_UNICODE = (
+    "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+    "/CMapName /TeX-glyphs def\n/CMapType 2 def\n1 begincodespacerange\n<00> <FF>\n"
+    "endcodespacerange\n{count} beginbfchar\n{lines}\nendbfchar\nendcmap\n"
+    "CMapName currentdict /CMap defineresource pop\nend\nend\n"
+)
+
+
+def _stream(data: bytes) -> bytes:
+    return b"<< /Length %d >>\nstream\n" % len(data) + data + b"\nendstream"
+
+
+def write_glyph_names_pdf(path: PathArg, lines: Sequence[tuple[str, bytes]]) -> Path:
+    """Write one page of lines, each (font resource name, the string's raw codes) of
+    LIGATURE_FONTS: simple non-embedded fonts whose Differences name the ligatures, with
+    no ToUnicode or an empty entry for them: what TeX's Type 1 fonts look like to a
+    reader."""
+    content = b"BT\n14 TL\n56 780 Td\n"
+    for font, codes in lines:
+        escaped = codes.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+        content += f"/{font} 11 Tf\n".encode() + b"(" + escaped + b") Tj T*\n"
+    content += b"ET"
+    first_font = 5
+    fonts = " ".join(f"/{font[0]} {first_font + n} 0 R" for n, font in enumerate(LIGATURE_FONTS))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        f"/Resources << /Font << {fonts} >> >> >>".encode(),
+        _stream(content),
+    ]
+    maps: list[bytes] = []
+    for _name, base, differences, to_unicode in LIGATURE_FONTS:
+        entry = ""
+        if to_unicode:
+            maps.append(
+                _stream(
+                    _TO_UNICODE.format(count=to_unicode.count("\n") + 1, lines=to_unicode).encode()
+                )
+            )
+            entry = f" /ToUnicode {first_font + len(LIGATURE_FONTS) + len(maps) - 1} 0 R"
+        objects.append(
+            f"<< /Type /Font /Subtype /Type1 /BaseFont /{base} /Encoding "
+            f"<< /Type /Encoding /Differences [{differences}] >>{entry} >>".encode()
+        )
+    objects += maps
+    data = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(data))
+        data += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(data)
+    data += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    data += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    data += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return _write_bytes(path, data)
+
+
+# --------------------------------------------------------------------------
 # Image-only ("scanned") PDFs
 # --------------------------------------------------------------------------
 

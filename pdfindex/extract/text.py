@@ -7,9 +7,10 @@ is cleaned again when it is read (`ExtractionCache.get`), without re-parsing any
 What it does, in order:
 - line ends become `\\n` (`\\r\\n` and lone `\\r`);
 - NFKC: compatibility forms are folded (ligatures `ﬁ` → `fi`, full-width letters);
-- T1-encoded ligature glyphs that a font without a Unicode map leaves as control codes
-  (`di\\x1berent`) become their letters (`different`);
-- other C0/C1 control characters are dropped (tab and line feed stay);
+- C0/C1 control characters are dropped (tab and line feed stay). A ligature a font names
+  in its own way reaches here as its bare code only when no reading of the font could
+  name it (`pdfindex.extract.glyphs`); which letters a code stands for depends on the
+  font's encoding (27 is `ff` in T1 but `fi` in LinLibertine's), so it is never guessed;
 - accents TeX builds from two glyphs come out of the extractors detached: a spacing
   accent before the letter (`Universit¨at`, which NFKC makes `Universit ̈at`; `Th´ˆe`,
   `H`an`), or after it when an extractor orders glyphs by position (`Universita¨t`). Each
@@ -26,14 +27,11 @@ import unicodedata
 from collections.abc import Iterable
 
 # Bump when normalize_text changes what it makes of some text: cached extractions made
-# under an older version are normalised again when read.
-TEXT_VERSION = 2
+# under an older version are normalised again when read. 3: control codes are no longer
+# read as T1 ligatures (they made `deffnition` of LinLibertine's `de\x1bnition`).
+TEXT_VERSION = 3
 
 _LINE_ENDS = re.compile(r"\r\n?")
-# T1 (Cork) encoding slots 0x1b-0x1f are the ff, fi, fl, ffi, ffl ligatures. Only next to
-# a letter, and never as the start of a terminal escape (ESC [, ESC ], ESC ().
-_T1_LIGATURES = {"\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl"}
-_T1_CODES = re.compile("[\x1b-\x1f]")
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff]")
 
 # Accents NFKC turns into a space + combining mark (¨ ´ ¸ ¯ ˘ ˙ ˚ ˛ ˜ ˝), and spacing
@@ -60,8 +58,7 @@ def normalize_text(text: str) -> str:
     if "\r" in text:
         text = _LINE_ENDS.sub("\n", text)
     text = unicodedata.normalize("NFKC", text)  # first, so NFKC'd (old cached) text ends alike
-    if _CONTROLS.search(text):  # what replaces a control may meet an accent: NFKC again
-        text = _T1_CODES.sub(_t1_ligature, text) if _T1_CODES.search(text) else text
+    if _CONTROLS.search(text):  # what a dropped control joins may meet an accent: NFKC again
         text = unicodedata.normalize("NFKC", _CONTROLS.sub("", text))
     for _ in range(_MAX_PASSES):  # an accent put back may swing the vote for the others
         repaired = _reattach(text) if _ACCENT_CHARS.search(text) else text
@@ -70,17 +67,6 @@ def normalize_text(text: str) -> str:
             break
         text = repaired
     return text
-
-
-def _t1_ligature(match: re.Match[str]) -> str:
-    """The ligature's letters next to a letter (not a terminal escape: ESC [), else the
-    control code (dropped later)."""
-    text, start = match.string, match.start()
-    before = text[start - 1] if start else ""
-    after = text[start + 1 : start + 2]
-    if (before.isalpha() and after not in ("[", "]", "(", ")")) or after.isalpha():
-        return _T1_LIGATURES[match.group()]
-    return match.group()
 
 
 def _reattach(text: str) -> str:

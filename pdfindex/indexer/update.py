@@ -20,12 +20,7 @@ from pdfindex.config import Settings
 from pdfindex.engine import Engine, EngineWriter
 from pdfindex.errors import SourceTaken
 from pdfindex.extract import ocr
-from pdfindex.extract.adapters import (
-    adapter_name_for,
-    custom_for,
-    get_adapter,
-    supported_extensions,
-)
+from pdfindex.extract.adapters import custom_for
 from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.archives import SCRATCH, Limits
 from pdfindex.extract.cache import ExtractionCache, file_sha256
@@ -34,6 +29,7 @@ from pdfindex.indexer.archives import expand_archives, member_task
 from pdfindex.indexer.elements import ElementsPass
 from pdfindex.indexer.pool import TICK, ExtractionPool
 from pdfindex.indexer.progress import TEXT, TICK_SECONDS, PassProgress, Progress
+from pdfindex.indexer.readers import Readers
 from pdfindex.indexer.records import element_pages, is_pdf, new_record
 from pdfindex.indexer.scan import DiskFile, scan_folder
 from pdfindex.indexer.sources import (
@@ -49,7 +45,6 @@ from pdfindex.indexer.sources import (
 from pdfindex.indexer.titles import Titles
 from pdfindex.memory import release_freed_memory, worker_memory_mb
 from pdfindex.models import ElementRecord, ElementsState, FileRecord, FileStatus, Summary
-from pdfindex.names import unsupported
 from pdfindex.paths import Identity, assign_slug
 from pdfindex.text.index import index_text
 
@@ -65,8 +60,7 @@ class Indexer:
         self.settings = settings
         self.engine = engine
         self.cache = cache
-        self._versions: dict[str, str] = {}
-        self._reads: tuple[str, ...] | None = None  # the extensions read (settings')
+        self.readers = Readers(settings)
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
         self.scope = Scope(settings.source, folders=frozenset(settings.folders))  # per reindex
         self.listed: dict[str, Extraction] = {}  # archives listed this run, by sha256
@@ -253,11 +247,11 @@ class Indexer:
         not_read: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
             record = catalog.get(rel)
-            reason = self._reason_not_read(rel)
+            reason = self.readers.reason_not_read(rel)
             if reason is not None:  # listed, never hashed nor read
                 not_read.append((file, record, reason))
                 continue
-            stale = record is not None and (self.ocr_stale(record) or self._reader_changed(record))
+            stale = record is not None and (self.ocr_stale(record) or self.readers.changed(record))
             if record and record.size == file.size and record.mtime == file.mtime and not stale:
                 summary.unchanged += 1
                 self._keep_title(writer, record)
@@ -320,27 +314,6 @@ class Indexer:
             record.title = title
             writer.replace_record(record)
 
-    def _reason_not_read(self, path: str) -> str | None:
-        """Why no adapter reads `path` ("x.xyz is a .xyz file; pdfindex reads: ..."), or
-        None when one does."""
-        s = self.settings
-        if adapter_name_for(path, s.extractor, s.custom_adapters) is not None:
-            return None
-        if self._reads is None:  # what is read: the same for every file
-            self._reads = supported_extensions(s.custom_adapters)
-        return unsupported(path, self._reads)
-
-    def _reader_changed(self, record: FileRecord) -> bool:
-        """The file is read by another adapter than when it was indexed: it was of a type
-        not read then, or a custom adapter now reads it with another command (or no longer
-        does)."""
-        if record.status == FileStatus.UNSUPPORTED:
-            return True
-        custom = custom_for(record.path, self.settings.custom_adapters)
-        if custom is not None:
-            return record.extractor != custom.version
-        return record.extractor.startswith("custom-")
-
     def _list_unsupported(
         self,
         writer: EngineWriter,
@@ -380,14 +353,7 @@ class Indexer:
 
     def version_for(self, path: str) -> str:
         """The cache key part naming the adapter that reads `path`, with its version."""
-        custom = custom_for(path, self.settings.custom_adapters)
-        if custom is not None:
-            return custom.version  # its command and args: another command reads again
-        name = adapter_name_for(path, self.settings.extractor) or self.settings.extractor
-        if name not in self._versions:
-            self._versions[name] = get_adapter(name).version
-        version = self._versions[name]
-        return version
+        return self.readers.version_for(path)
 
     def cache_key(self, path: str, extraction: Extraction) -> str:
         """Where an extraction is cached: OCR'd text is kept apart per OCR language."""

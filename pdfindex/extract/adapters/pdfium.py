@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -11,6 +12,7 @@ import pypdfium2.raw as pdfium_c
 
 from pdfindex.errors import EncryptedDocument
 from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish
+from pdfindex.extract.glyphs import GLYPHS_VERSION, SUSPECT, Glyph, is_suspect, resolve
 from pdfindex.layout.geometry import BACKGROUND_SHARE, LARGE_IMAGE_SHARE
 
 
@@ -27,7 +29,7 @@ class PdfiumAdapter:
 
     @property
     def version(self) -> str:
-        return f"pypdfium2-{pdfium.PYPDFIUM_INFO.version}"
+        return f"pypdfium2-{pdfium.PYPDFIUM_INFO.version}+glyphs-{GLYPHS_VERSION}"
 
     @property
     def binary(self) -> str:
@@ -37,6 +39,7 @@ class PdfiumAdapter:
         pdf = _open(path)
         try:
             pages: list[str] = []
+            suspect: dict[int, list[Glyph]] = {}  # page index -> its unnamed characters
             image_pages: list[int] = []
             opened_at = _private_mb()
             for index in range(len(pdf)):
@@ -47,7 +50,10 @@ class PdfiumAdapter:
                 page = pdf[index]
                 textpage = page.get_textpage()
                 try:
-                    pages.append(_restore_hyphens(textpage.get_text_bounded()))
+                    text = textpage.get_text_bounded()
+                    if SUSPECT.search(text):
+                        suspect[index] = _suspect_glyphs(textpage)
+                    pages.append(text)
                     if has_large_image(page):
                         image_pages.append(index + 1)
                 finally:
@@ -56,10 +62,49 @@ class PdfiumAdapter:
             raw_meta = pdf.get_metadata_dict(skip_empty=True)
         finally:
             pdf.close()
+        note = _read_glyphs(path, pages, suspect) if suspect else None
+        pages = [_restore_hyphens(text) for text in pages]
         metadata = {PDF_METADATA_KEYS[k]: v for k, v in raw_meta.items() if k in PDF_METADATA_KEYS}
         extraction = finish(pages, metadata, self.version)
         extraction.image_pages = image_pages
+        extraction.notes.extend([note] if note else [])
         return extraction
+
+
+def _suspect_glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
+    """The page's characters PDFium gave as a bare code (pdfindex.extract.glyphs), with
+    their font's name, in page order."""
+    raw = textpage.raw
+    name = ctypes.create_string_buffer(256)
+    glyphs: list[Glyph] = []
+    for index in range(pdfium_c.FPDFText_CountChars(raw)):
+        code = pdfium_c.FPDFText_GetUnicode(raw, index)
+        if not is_suspect(code) or pdfium_c.FPDFText_IsGenerated(raw, index) == 1:
+            continue
+        font = pdfium_c.FPDFTextObj_GetFont(pdfium_c.FPDFText_GetTextObject(raw, index))
+        size = pdfium_c.FPDFFont_GetBaseFontName(font, name, len(name)) if font else 0
+        text = name.value.decode("latin-1") if 0 < size <= len(name) else ""
+        glyphs.append((_SUBSET_TAG.sub("", text), code))
+    return glyphs
+
+
+_SUBSET_TAG = re.compile(r"^[A-Z]{6}\+")
+
+
+def _read_glyphs(path: Path, pages: list[str], suspect: dict[int, list[Glyph]]) -> str | None:
+    """Put pdfminer.six's reading of the suspect characters in their place, in `pages`.
+    A file pdfminer cannot read keeps them as they are (the text rules drop them): the
+    note says so."""
+    from pdfindex.extract.adapters.pdfminer import glyph_readings
+
+    wanted = {index: set(glyphs) for index, glyphs in suspect.items()}
+    try:
+        readings = glyph_readings(path, wanted)
+    except Exception as exc:  # corrupt PDFs raise anything: pdfium's text stands
+        return f"glyphs: characters without a name left unread: {type(exc).__name__}: {exc}"
+    for index, glyphs in suspect.items():
+        pages[index] = resolve(pages[index], glyphs, readings.get(index, []))
+    return None
 
 
 # PDFium keeps what it parsed for every page it has loaded (fonts, images, content

@@ -33,7 +33,9 @@ from pdfminer.layout import (
     LTTextBox,
     LTTextLine,
 )
+from pdfminer.pdfdevice import PDFTextDevice
 from pdfminer.pdfdocument import PDFDocument, PDFPasswordIncorrect
+from pdfminer.pdffont import PDFFont, PDFUnicodeNotDefined
 from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser
@@ -99,6 +101,134 @@ class PdfminerAdapter:
                     if key in PDF_METADATA_KEYS:
                         metadata[PDF_METADATA_KEYS[key]] = _decode(resolve1(value))
         return finish(pages, metadata, self.version)
+
+
+# -- the glyphs pdfium could not name (pdfindex.extract.glyphs) ------------------------
+
+
+Reading = tuple[str, int, str | None]  # (font name without subset tag, code, text)
+
+
+def _reading(font: PDFFont, cid: int) -> str | None:
+    """What pdfminer.six makes of one code of a font: its ToUnicode, else (no entry, or an
+    empty one: pdfTeX writes `<1B> <>`) its encoding's glyph name by the AGL rules."""
+    try:
+        text: str | None = font.to_unichr(cid)
+    except (PDFUnicodeNotDefined, KeyError, ValueError, TypeError):
+        text = None
+    return text or getattr(font, "cid2unicode", {}).get(cid)
+
+
+class _GlyphReader(PDFTextDevice):
+    """Records (font, code, text) for the wanted codes of every character shown, in
+    content order; draws nothing and lays nothing out."""
+
+    def __init__(self, manager: PDFResourceManager, codes: set[int]) -> None:
+        super().__init__(manager)
+        self.codes = codes
+        self.readings: list[Reading] = []
+
+    def render_char(self, matrix, font: PDFFont, fontsize, scaling, rise, cid: int, *args) -> float:  # type: ignore[no-untyped-def,override]
+        if cid in self.codes:
+            self.readings.append((_font_name(font.fontname), cid, _reading(font, cid)))
+        return 0.0  # positions do not matter here
+
+
+_FORM_DEPTH = 4  # forms inside forms looked into for their fonts
+
+
+def _fonts(manager: PDFResourceManager, resources: object, depth: int = 0) -> Iterable[PDFFont]:
+    """The fonts a page's (or form's) resources list, and those of its forms."""
+    resources = resolve1(resources)
+    if not isinstance(resources, dict):
+        return
+    fonts = resolve1(resources.get("Font"))
+    for spec in fonts.values() if isinstance(fonts, dict) else ():
+        font_dict = resolve1(spec)
+        if isinstance(font_dict, dict):
+            yield manager.get_font(getattr(spec, "objid", None), font_dict)
+    forms = resolve1(resources.get("XObject"))
+    for form in forms.values() if isinstance(forms, dict) and depth < _FORM_DEPTH else ():
+        attributes = getattr(resolve1(form), "attrs", {})
+        if attributes.get("Resources") is not None:
+            yield from _fonts(manager, attributes["Resources"], depth + 1)
+
+
+_INHERITED = ("Resources", "MediaBox", "CropBox", "Rotate")
+_TREE_DEPTH = 32
+
+
+def _pages_at(document: PDFDocument, wanted: set[int]) -> Iterable[tuple[int, PDFPage]]:
+    """The wanted 0-based pages, reached through the page tree's counts: the pages between
+    are never resolved (walking them all parsed every object stream of a 1,300-page
+    manual, 8x the time pdfium took to read its text)."""
+
+    def walk(ref: object, first: int, inherited: dict, depth: int) -> Iterable[tuple[int, PDFPage]]:
+        node = resolve1(ref)
+        if not isinstance(node, dict) or depth > _TREE_DEPTH:
+            raise ValueError("not a page tree")
+        attributes = {**inherited, **{k: node[k] for k in _INHERITED if k in node}}
+        kids = resolve1(node.get("Kids"))
+        if not isinstance(kids, list):  # a page
+            if first in wanted:
+                page = PDFPage(document, getattr(ref, "objid", None), {**attributes, **node}, None)
+                yield first, page
+            return
+        leaves = resolve1(node.get("Count")) == len(kids)  # every kid a page: none resolved
+        for kid in kids:
+            count = 1 if leaves else _count(kid)
+            if any(first <= page < first + count for page in wanted):
+                yield from walk(kid, first, attributes, depth + 1)
+            first += count
+
+    yield from walk(document.catalog["Pages"], 0, {}, 0)
+
+
+def _count(ref: object) -> int:
+    node = resolve1(ref)
+    kids = resolve1(node.get("Kids")) if isinstance(node, dict) else None
+    return int(resolve1(node.get("Count"))) if isinstance(kids, list) else 1
+
+
+def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[int, list[Reading]]:
+    """For each wanted 0-based page and its wanted (font name, code) pairs, pdfminer.six's
+    reading of them (`_reading`). Read from the page's font tables alone when each name
+    gives one reading, which costs no content parsing and is shared by the pages using
+    the same fonts; else (two fonts of one name read a code apart, as TeX's split
+    encodings can) from the page's content, every character in content order."""
+    found: dict[int, list[Reading]] = {}
+    with open(path, "rb") as handle:
+        document = _open_document(handle)
+        manager = PDFResourceManager(caching=True)
+        try:
+            pages = dict(_pages_at(document, set(wanted)))
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+            pages = {}  # an odd page tree: walked page by page below
+        if set(pages) != set(wanted):
+            last = max(wanted, default=-1)
+            for index, page in enumerate(PDFPage.create_pages(document)):
+                if index > last:
+                    break
+                pages[index] = page
+        for index, page in sorted(pages.items()):
+            if index not in wanted:
+                continue
+            codes = {code for _font, code in wanted[index]}
+            table = {
+                (name, code, _reading(font, code))
+                for font in _fonts(manager, page.resources)
+                for name in [_font_name(font.fontname)]
+                for code in codes
+                if (name, code) in wanted[index]
+            }
+            pairs = [(name, code) for name, code, text in table if text]
+            if len(pairs) == len(set(pairs)):
+                found[index] = sorted(table, key=lambda r: (r[0], r[1], r[2] or ""))
+            else:
+                reader = _GlyphReader(manager, codes)
+                PDFPageInterpreter(manager, reader).process_page(page)
+                found[index] = reader.readings
+    return found
 
 
 # -- layout of a few pages (page conversion) ------------------------------------------
