@@ -5,12 +5,12 @@
   words ranks as natural language (BM25 over its content words and their stems, pages
   holding more of them first; hybrid when the semantic extra is on); explicit syntax
   ("phrases", AND / OR / NOT, word~2, prefix*) keeps its meaning.
-- Did you mean: every word no page holds gets the index's nearest words (fewest edits,
-  then most pages). In a natural-language query, one of 5 letters or more is replaced by
-  the nearest that looks like its typo (a letter left out, added or swapped with its
+- Did you mean: every word of a natural-language query that no page holds gets the
+  index's nearest words (fewest edits, then most pages); one of 5 letters or more is
+  replaced by the nearest that looks like its typo (a letter left out, added or swapped with its
   neighbour, not changed in place: "baking" is no typo of "making") and is on at least
   0.1% of the pages, and the corrected query is ranked instead, saying so. Explicit
-  syntax is never rewritten.
+  syntax is neither weighed nor rewritten.
 - Confidence: how much of the query the first page holds, each word weighted by its
   rarity (IDF), from 0 to 1, halved when a word of the query is on no page at all: a
   question about something the library lacks scores low whatever BM25 says of its
@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -60,8 +61,9 @@ class Ranking:
     @property
     def clear(self) -> bool:
         """Whether the first page clearly answers the query. A page the hybrid found by
-        meaning may share no word with it: the word share says nothing of it."""
-        if self.method != "bm25":
+        meaning may share no word with it, and explicit syntax has no words to weigh: the
+        word share says nothing of those."""
+        if self.method != "bm25" or not self.weights:  # by meaning, or nothing to weigh
             return bool(self.hits)
         return bool(self.hits) and self.confidence >= CLEAR_ANSWER
 
@@ -191,22 +193,12 @@ def _typo_of(typed: str, word: str) -> bool:
 
 
 def _replace_words(text: str, corrected: dict[str, str]) -> str:
-    """`text` with each corrected word replaced wherever it stands as a word."""
+    """`text` with each corrected word replaced wherever it stands as a whole word, in
+    any case."""
     for wrong, right in corrected.items():
-        out, at, lowered = [], 0, text.casefold()
-        while (i := lowered.find(wrong, at)) >= 0:
-            end = i + len(wrong)
-            if _boundary(lowered, i - 1) and _boundary(lowered, end):
-                out += [text[at:i], right]
-            else:
-                out.append(text[at:end])
-            at = end
-        text = "".join(out) + text[at:]
+        pattern = re.compile(rf"(?<!\w){re.escape(wrong)}(?!\w)", re.IGNORECASE)
+        text = pattern.sub(right.replace("\\", "\\\\"), text)
     return text
-
-
-def _boundary(text: str, i: int) -> bool:
-    return i < 0 or i >= len(text) or not text[i].isalnum()
 
 
 def notes(found: Ranking) -> list[str]:

@@ -172,3 +172,18 @@ def test_word_weights_count_the_pages_holding_each_word(index: PdfIndex) -> None
     texts = [page.casefold() for pages in MANUALS.values() for page in pages]
     for word, (holding, _) in weights.items():
         assert holding == sum(word in set(words(text)) for text in texts)
+
+
+def test_explicit_syntax_is_not_called_unclear(index: PdfIndex) -> None:
+    """A phrase has no words to weigh: its pages are not said to answer badly."""
+    found = rank(index, '"hyphenation patterns"', 5)
+    with tempfile.TemporaryDirectory() as scratch:
+        answer = query_documents(index, SessionStore(Path(scratch)), '"hyphenation patterns"')
+    assert found.hits
+    assert found.clear
+    assert answer["query_metadata"]["clear_answer"] is True
+    assert "No page clearly answers" not in search_documents(index, '"hyphenation patterns"')
+
+
+def test_a_correction_keeps_the_case_and_the_rest_of_the_query(index: PdfIndex) -> None:
+    assert rank(index, "Hyphenaton PATTERNS", 5).query == "hyphenation PATTERNS"

@@ -79,7 +79,8 @@ def search_documents(
         lines += ["Figures, tables and equations whose caption matches:", ""]
         for n, (element, score) in enumerate(elements, start=len(hits) + 1):
             lines += [*element_lines(n, element, score), ""]
-    lines.append(f"Confidence: {found.confidence:.2f} (the first page's share of the query)")
+    if found.weights:  # explicit syntax has no words to weigh
+        lines.append(f"Confidence: {found.confidence:.2f} (the first page's share of the query)")
     lines.append("Follow up with get_page_image(document_slug, page_number) to see a page.")
     if elements:
         lines.append("get_element_image(document_slug, element_label) shows an element.")

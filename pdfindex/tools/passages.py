@@ -260,8 +260,10 @@ def query_documents(
         for score, hit, number, chunk in top
     ]
     clear = bool(top) and (
-        ranking != "bm25" or coverage(found.weights, top[0][1].text) >= CLEAR_ANSWER
-    )  # a page the hybrid found by meaning may share no word with the question
+        ranking != "bm25"
+        or not found.weights
+        or coverage(found.weights, top[0][1].text) >= CLEAR_ANSWER
+    )  # found by meaning, or explicit syntax: no word share to judge by
     written = _written(query, top, titles, writer, index.settings.max_response_chars)
     elapsed = time.monotonic() - started
     cited = list(dict.fromkeys(hit.slug for _, hit, _, _ in top))
