@@ -63,9 +63,15 @@ class Ranking:
         """Whether the first page clearly answers the query. A page the hybrid found by
         meaning may share no word with it, and explicit syntax has no words to weigh: the
         word share says nothing of those."""
-        if self.method != "bm25" or not self.weights:  # by meaning, or nothing to weigh
+        if by_meaning(self.method) or not self.weights:  # by meaning, or nothing to weigh
             return bool(self.hits)
         return bool(self.hits) and self.confidence >= CLEAR_ANSWER
+
+
+def by_meaning(method: str) -> bool:
+    """Whether a ranking (its label) let the hybrid find pages by meaning; BM25 re-ranked
+    by a cross-encoder still found them by their words."""
+    return method.startswith("hybrid")
 
 
 def rank(

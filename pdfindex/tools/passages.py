@@ -22,7 +22,7 @@ from pdfindex.extract.adapters import adapter_name_for, supported_extensions
 from pdfindex.models import FileStatus
 from pdfindex.names import NAMING
 from pdfindex.query import Node, Or, Term, any_of
-from pdfindex.ranking import CLEAR_ANSWER, coverage, rank
+from pdfindex.ranking import CLEAR_ANSWER, by_meaning, coverage, rank
 from pdfindex.search import understand as understanding
 from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.text.words import query_words, words
@@ -241,7 +241,7 @@ def query_documents(
         weight = weights(hit.slug)
         for number, chunk in enumerate(_chunks(hit.text)):
             overlap = min(1.0, len(_passage_words(chunk) & marked) / max(1, len(wanted)))
-            if overlap or ranking != "bm25":  # hybrid: a page found by meaning counts
+            if overlap or by_meaning(ranking):  # hybrid: a page found by meaning counts
                 passages.append((weight * (0.5 * page_score + 0.5 * overlap), hit, number, chunk))
     passages.sort(key=lambda p: -p[0])
     top = passages[:top_k]
@@ -260,7 +260,7 @@ def query_documents(
         for score, hit, number, chunk in top
     ]
     clear = bool(top) and (
-        ranking != "bm25"
+        by_meaning(ranking)
         or not found.weights
         or coverage(found.weights, top[0][1].text) >= CLEAR_ANSWER
     )  # found by meaning, or explicit syntax: no word share to judge by
