@@ -84,7 +84,7 @@ def document_names(catalog: dict[str, FileRecord]) -> dict[str, tuple[str, ...]]
                 for part in _NAME_PART.findall(text.replace("_", " ").lower()):
                     holders.setdefault(part, set()).add(record.slug)
     most = max(3, int(FILE_NAME_SHARE * len(catalog)))
-    names = {w: s for w, s in in_titles.items() if len(s) == 1 and len(s) <= most // 3}
+    names = {w: s for w, s in in_titles.items() if len(s) == 1}
     names |= {w: s for w, s in in_names.items() if len(s) <= most}
     return {w: tuple(sorted(s)) for w, s in names.items() if w not in _FUNCTION_WORDS}
 
