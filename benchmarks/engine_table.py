@@ -107,6 +107,7 @@ def measure(
         ("common word `the`", ranked("the")),
         ('`"of the"`', ranked('"of the"')),
         ('`"the name of the"`', ranked('"the name of the"')),
+        ('`"Note that"`', ranked('"Note that"')),
         ("prefix `con*`", ranked("con*")),
         ("fuzzy `hypenaton~2`", ranked("hypenaton~2")),
         (
@@ -116,10 +117,18 @@ def measure(
         ("question, any word", ranked(QUESTION, any_word=True)),
         ("question, as the tools read it", asked(QUESTION)),
         ("exact, all documents `page margins`", lambda: len(index.exact("page margins")[0])),
+        # no required whole word: either end may be part of a longer word (issue 30)
+        ("exact, all documents `Note that`", lambda: len(index.exact("Note that")[0])),
+        ("exact, all documents `bounding box`", lambda: len(index.exact("bounding box")[0])),
+        ("exact, all documents, absent `qzxv wkjp`", lambda: len(index.exact("qzxv wkjp")[0])),
         # Japanese inside runs of text (the corpus's texlive-lang-japanese manuals)
         ("Japanese word `クラスファイル`", ranked("クラスファイル")),
         ("exact, all documents `クラスファイル`", lambda: len(index.exact("クラスファイル")[0])),
         (f"`search_pdf` in {doc}", lambda: len(search_pdf(index, doc, "node distance")["matches"])),
+        (
+            f"`search_pdf` in {doc}, absent `qzxv wkjp`",
+            lambda: len(search_pdf(index, doc, "qzxv wkjp")["matches"]),
+        ),
         (
             f"regex `node\\s+distance` in {doc}",
             lambda: search_in_file(index, f"{doc}.pdf", r"node\s+distance")["total_matches"],

@@ -48,11 +48,13 @@ POSTGRES_MODULES = {
     "test_tools.py",
     "test_visual.py",
     "test_postgres.py",
+    "test_postgres_grams.py",
     "test_sources.py",
     "test_folders.py",  # several folders as sources of one library
     "test_ranking.py",  # word counts, corrections and confidence from each engine
 }
-POSTGRES_ONLY = {"test_postgres.py", "test_sources.py"}  # the postgres engine's own tests
+# the postgres engine's own tests
+POSTGRES_ONLY = {"test_postgres.py", "test_postgres_grams.py", "test_sources.py"}
 POSTGRES: dict[str, pgserver.PgServer | None] = {"server": None}  # the postgres pass's
 DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
 

@@ -19,8 +19,15 @@ from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
+from pdfindex.engine.postgres.grams import GRAM_TABLE, query_grams
 from pdfindex.engine.postgres.ranking import Ranker, Ranking, like_prefix
-from pdfindex.engine.postgres.schema import FORMAT_VERSION, TABLES, WRITER_LOCK, create_or_check
+from pdfindex.engine.postgres.schema import (
+    FORMAT_VERSION,
+    TABLES,
+    WRITER_LOCK,
+    add_grams,
+    create_or_check,
+)
 from pdfindex.engine.postgres.writer import PostgresWriter
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary
 from pdfindex.errors import ConfigError, IndexLocked, IndexWriteError
@@ -65,6 +72,9 @@ class PostgresEngine:
             self._check_replica()
         else:
             self._create_or_check(self._connection)
+            self._add_grams(self._connection)
+        self._grams_seen = False  # the trigram table, once seen, stays (grams)
+        self._said_no_grams = False
         self._vocabulary = GenerationCache(
             lambda _: Vocabulary(
                 w for (w,) in self._rows("SELECT word FROM pdfindex_words WHERE word !~ '^~'")
@@ -123,14 +133,46 @@ class PostgresEngine:
                         raise
         raise AssertionError("unreachable")
 
+    def _add_grams(self, connection: psycopg.Connection[Any]) -> None:
+        """The trigram table (grams) added to a database of before it, filled from its
+        pages; a database that refuses (read-only, no CREATE privilege) is searched by
+        reading pages instead (candidates says so once)."""
+        try:
+            added = add_grams(connection)
+        except psycopg.Error as exc:
+            log.warning("could not add the trigram table to the %s: %s", self.where, exc)
+            return
+        if added is not None:
+            log.info("added the trigrams of %d pages to the %s", added, self.where)
+
+    def _has_grams(self) -> bool:
+        """Whether the database read has the trigram table; looked at until it has."""
+        if self._grams_seen:
+            return True
+        found = bool(self._rows("SELECT to_regclass(%s) IS NOT NULL", (GRAM_TABLE,))[0][0])
+        if not found and not self._said_no_grams:
+            self._said_no_grams = True
+            log.warning(
+                "the %s has no trigram table (%s): exact search reads every page that its "
+                "whole words leave; open it once with write access to add the table",
+                self.read_where,
+                GRAM_TABLE,
+            )
+        self._grams_seen = found
+        return found
+
     def _check_replica(self) -> None:
         """The replica's tables are of this format; when they are not, the primary makes
         them (a standby is read-only) and the replica is given time to replay that."""
         found = self._format_seen()
-        if found == FORMAT_VERSION:
+        if (
+            found == FORMAT_VERSION
+            and self._rows("SELECT to_regclass(%s) IS NOT NULL", (GRAM_TABLE,))[0][0]
+        ):
             return
         with self._connect(self.url, autocommit=True) as primary:
             self._create_or_check(primary)
+            self._add_grams(primary)
         if not self._wait_for(lambda: self._format_seen() == FORMAT_VERSION):
             found = self._format_seen()
             raise ConfigError(
@@ -220,6 +262,18 @@ class PostgresEngine:
         nodes = candidate_nodes(terms, prefixes, any_of, phrases)
         conditions: list[str] = []
         params: list[Any] = []
+        # The pieces' trigrams (grams): a page without them cannot match; a page whose
+        # trigrams were too many for a tsvector (NULL) stays a candidate.
+        by_grams = query_grams(pieces) if pieces and self._has_grams() else None
+        table = "pdfindex_pages"
+        if by_grams is not None:
+            on_grams = "(grams @@ %s::tsquery OR grams IS NULL)"
+            if nodes:
+                on_grams = f"(path, page) IN (SELECT path, page FROM {GRAM_TABLE} WHERE {on_grams})"
+            else:  # the narrow trigram table alone: no page row read
+                table = GRAM_TABLE
+            conditions.append(on_grams)
+            params.append(by_grams)
         if nodes:
             compiler = Compiler(self.similar_terms)
             tree = pq.And(tuple(nodes))
@@ -243,7 +297,7 @@ class PostgresEngine:
             params.append(path)
         where = " AND ".join(conditions) or "true"
         rows = self._rows(
-            f"SELECT path, slug, page FROM pdfindex_pages WHERE {where} ORDER BY path, page",
+            f"SELECT path, slug, page FROM {table} WHERE {where} ORDER BY path, page",
             params,
         )
         return PostgresCandidates(self, [PageRef(*row) for row in rows])

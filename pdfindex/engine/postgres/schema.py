@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pdfindex.engine.postgres import grams
 from pdfindex.text.stopwords import ENGLISH_FUNCTION_WORDS
 from pdfindex.text.words import is_cjk
 
@@ -46,8 +47,10 @@ FUNCTIONS = (
     "pdfindex_impact(float8, float8, float8)",
     "pdfindex_update_lists()",
     'pdfindex_new_list("char", text, float8, integer)',
+    grams.FUNCTION,
 )
 TABLES = (
+    grams.GRAM_TABLE,
     "pdfindex_postings",
     "pdfindex_impacts",
     "pdfindex_lists",
@@ -298,7 +301,8 @@ ADDED = 'CREATE TEMPORARY TABLE IF NOT EXISTS pdfindex_added (path text COLLATE 
 def create_or_check(connection: Any) -> None:
     """The tables, created when missing; of another format, dropped and created empty
     (PdfIndex refills them from the extraction cache). Under an advisory lock, so two
-    processes opening a new database never create them at once."""
+    processes opening a new database never create them at once. The trigram table, added
+    to format 11 without a new format, may still be missing then: `add_grams`."""
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
         found = connection.execute(
@@ -319,11 +323,23 @@ def create_or_check(connection: Any) -> None:
                 connection.execute(statement)
         for statement in CREATE:
             connection.execute(statement)
+        grams.create(connection)
         connection.execute(
             "INSERT INTO pdfindex_meta VALUES ('format', %s), ('generation', 0),"
             " ('list_pages', %s), ('list_keep', %s)",
             (FORMAT_VERSION, LIST_PAGES, LIST_KEEP),
         )
+
+
+def add_grams(connection: Any) -> int | None:
+    """The trigram table added to a database of the current format that lacks it, filled
+    from its pages (grams.migrate), under the schema lock; how many pages were cut, None
+    when another process had added it meanwhile."""
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        if grams.exists(connection):
+            return None
+        return grams.migrate(connection)
 
 
 def _exists(connection: Any, table: str) -> bool:

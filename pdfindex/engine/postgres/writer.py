@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from pdfindex.engine.postgres import grams
 from pdfindex.engine.postgres.schema import (
     ADDED,
     COUNTED,
@@ -33,6 +34,7 @@ class PostgresWriter:
         self._counting = False
         self.pages_added = 0  # a large commit is followed by ANALYZE (engine.writer)
         self._staged: set[str] = set()  # paths whose postings wait for the commit (finish)
+        self._grams = grams.exists(connection)  # a database not yet given the table: none
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self._connection.execute(sql, params)  # type: ignore[arg-type]
@@ -40,15 +42,19 @@ class PostgresWriter:
     def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
         self.changed = True
         cursor = self._connection.cursor()
+        pages = [text.replace("\x00", "\ufffd") for text in pages]  # text holds no NUL
+        if self._grams:  # before the pages: their trigger adds NULL rows for pages without
+            with cursor.copy(
+                f"COPY {grams.GRAM_TABLE} (path, page, slug, grams) FROM STDIN"
+            ) as copy:
+                for number, text in enumerate(pages, 1):
+                    copy.write_row((record.path, number, record.slug, grams.page_grams(text)))
         columns = "path, page, slug, text, words, length, lossy"
         with cursor.copy(f"COPY pdfindex_pages ({columns}) FROM STDIN") as copy:
             for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), 1):
                 words = index_words(indexed)
                 vector, lossy = page_vector(words)
-                stored = text.replace("\x00", "\ufffd")  # PostgreSQL text holds no NUL
-                copy.write_row(
-                    (record.path, number, record.slug, stored, vector, len(words), lossy)
-                )
+                copy.write_row((record.path, number, record.slug, text, vector, len(words), lossy))
         self._count(record.path, +1)
         self.pages_added += len(pages)
         # The narrow copy for counting, and the file noted for the impact lists (commit).

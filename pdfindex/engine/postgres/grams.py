@@ -1,0 +1,113 @@
+"""Exact search without reading pages (issue 30): each page's character trigrams
+(pdfindex.text.substrings) as a `tsvector` in `pdfindex_grams`, GIN-indexed, so the pages
+that may hold a query's pieces are found from the index alone.
+
+Why trigrams as lexemes rather than pg_trgm: `LIKE '%piece%'` over a pg_trgm index
+rechecks every candidate row (its stored text decompressed and scanned), thousands of rows
+for a common string; an AND of plain lexemes over a `tsvector` GIN index needs no
+recheck, and exact search confirms each page from its text anyway. The trigrams are cut
+here, in Python, from the same plain form as the other engines' (`plain_form`: Python's
+casefold, not the database collation's `lower`), so PostgreSQL needs no extension.
+
+The table is added to a database of format 11 at open (`migrate`), filled from the pages
+it holds; a database where that cannot be done (read-only, a replica not yet migrated)
+is searched as before, by reading pages, and says so once in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pdfindex.text.substrings import grams, plain_form
+
+GRAM_TABLE = "pdfindex_grams"
+MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold; past it: NULL, always a candidate
+MAX_QUERY_GRAMS = 64  # a long query's first pieces' grams narrow enough
+FILL_BATCH = 500  # pages read, cut and copied at a time by the migration
+CREATE = (
+    # The narrow heap (vectors in TOAST past 128 bytes) keeps a GIN scan's row visits cheap;
+    # `slug` here so that a search in one document needs no join with the pages.
+    f'CREATE TABLE {GRAM_TABLE} (path text COLLATE "C" NOT NULL, page integer NOT NULL,'
+    " slug text NOT NULL, grams tsvector, PRIMARY KEY (path, page))"
+    " WITH (toast_tuple_target = 128)",
+    f"ALTER TABLE {GRAM_TABLE} ALTER COLUMN grams SET COMPRESSION lz4",
+    # Rows follow the pages whoever writes them: a page written without its trigrams (by
+    # a pdfindex of before this table, on another host) gets NULL, a candidate of every
+    # exact query, and a page deleted takes its row along. This writer copies a file's
+    # trigrams before its pages, so its rows stand (ON CONFLICT DO NOTHING).
+    "CREATE FUNCTION pdfindex_grams_follow() RETURNS trigger LANGUAGE plpgsql AS $$"
+    " BEGIN"
+    "  IF TG_OP = 'INSERT' THEN"
+    f"   INSERT INTO {GRAM_TABLE} SELECT path, page, slug, NULL FROM added"
+    "    ON CONFLICT DO NOTHING;"
+    "  ELSE"
+    f"   DELETE FROM {GRAM_TABLE} g USING gone o WHERE g.path = o.path AND g.page = o.page;"
+    "  END IF;"
+    "  RETURN NULL;"
+    " END $$",
+    "CREATE TRIGGER pdfindex_grams_added AFTER INSERT ON pdfindex_pages"
+    " REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION pdfindex_grams_follow()",
+    "CREATE TRIGGER pdfindex_grams_gone AFTER DELETE ON pdfindex_pages"
+    " REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION pdfindex_grams_follow()",
+)
+FUNCTION = "pdfindex_grams_follow()"
+INDEXES = (
+    f"CREATE INDEX pdfindex_grams_grams ON {GRAM_TABLE} USING gin (grams)",
+    f"CREATE INDEX pdfindex_grams_slug ON {GRAM_TABLE} (slug)",
+    f"CREATE INDEX pdfindex_grams_whole ON {GRAM_TABLE} (path) WHERE grams IS NULL",
+)
+log = logging.getLogger(__name__)
+
+
+def _quoted(lexeme: str) -> str:
+    """A lexeme as a `tsvector`/`tsquery` literal quotes it."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def page_grams(text: str) -> str | None:
+    """The `tsvector` literal of a page's trigrams (of its plain form); None when too
+    large for a `tsvector` (the page is then a candidate of every query)."""
+    plain = plain_form(text)
+    literal = " ".join(_quoted(g) for g in grams(plain))
+    return None if len(literal.encode("utf-8")) > MAX_VECTOR_BYTES else literal
+
+
+def query_grams(pieces: list[str]) -> str | None:
+    """The `tsquery` of pieces' trigrams, all required; None when they have none."""
+    wanted: list[str] = []
+    for piece in pieces:  # longest first (query_pieces)
+        wanted += [g for g in grams(piece) if g not in wanted]
+    return " & ".join(_quoted(g) for g in wanted[:MAX_QUERY_GRAMS]) or None
+
+
+def exists(connection: Any) -> bool:
+    row = connection.execute("SELECT to_regclass(%s) IS NOT NULL", (GRAM_TABLE,)).fetchone()
+    return bool(row[0])
+
+
+def create(connection: Any) -> None:
+    """The empty table and its indexes (a new database)."""
+    for statement in CREATE + INDEXES:
+        connection.execute(statement)
+
+
+def migrate(connection: Any) -> int:
+    """The table added to a database that has pages but no trigrams, filled from the
+    pages it holds, in the caller's transaction; how many pages were cut."""
+    for statement in CREATE:
+        connection.execute(statement)
+    done = 0
+    with connection.cursor(name="pdfindex_grams_fill") as pages:
+        pages.itersize = FILL_BATCH
+        pages.execute("SELECT path, page, slug, text FROM pdfindex_pages")
+        with connection.cursor() as cursor:
+            while batch := pages.fetchmany(FILL_BATCH):
+                with cursor.copy(f"COPY {GRAM_TABLE} (path, page, slug, grams) FROM STDIN") as copy:
+                    for path, page, slug, text in batch:
+                        copy.write_row((path, page, slug, page_grams(text)))
+                done += len(batch)
+    for statement in INDEXES:
+        connection.execute(statement)
+    connection.execute(f"ANALYZE {GRAM_TABLE}")
+    return done

@@ -1,0 +1,133 @@
+"""Exact search from the postgres engine's trigram table (pdfindex.engine.postgres.grams,
+issue 30): strings without whole words narrow the candidates, the edge cases of the plain
+form still match, and a database of before the table is given one without losing a page.
+Runs in the postgres pass only (conftest)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pdfindex.config import index_settings
+from pdfindex.engine import Engine, open_engine
+from pdfindex.engine.postgres import grams
+from pdfindex.search.exact import exact_search
+from pdfindex.text.substrings import query_pieces
+from tests.brute import brute_force
+from tests.conftest import database_for
+from tests.test_postgres import _add, _rows
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+PAGES = {
+    "hyphen.pdf": ["The architec-\nture of the\n\n  system is   layered.", "Nothing here."],
+    "quotes.pdf": ["it's a \\back slash and 'quoted' text", "Note that this holds."],
+    "cjk.pdf": ["クラス\nファイルの説明", "bounding box of a node"],
+}
+
+
+def _open(root: Path) -> Engine:
+    return open_engine(index_settings(root, "postgres", database_url=database_for(root)))
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    opened = _open(tmp_path)
+    for path, pages in PAGES.items():
+        _add(opened, path, pages)
+    yield opened
+    opened.close()
+
+
+def _found(engine: Engine, query: str, slug: str | None = None) -> list[tuple[str, int, int]]:
+    matches, _ = exact_search(engine, query, slug=slug, limit=100, context_length=0)
+    return [(m.path, m.page, m.start) for m in matches]
+
+
+def _expected(query: str) -> list[tuple[str, int, int]]:
+    return [
+        (path, number, start)
+        for path, pages in sorted(PAGES.items())
+        for number, text in enumerate(pages, 1)
+        for start, _ in brute_force(text, query)
+    ]
+
+
+def _candidates(engine: Engine, query: str, slug: str | None = None) -> list[tuple[str, int]]:
+    found = engine.candidates(slug=slug, pieces=query_pieces(query))
+    return [(ref.path, ref.page) for ref in found.refs]
+
+
+def test_an_absent_string_has_no_candidate_page(engine: Engine) -> None:
+    """Without n-grams every page is a candidate of `qzxv wkjp` (no whole word required):
+    the trigrams leave none, across documents and within one."""
+    assert _candidates(engine, "qzxv wkjp") == []
+    assert _candidates(engine, "qzxv wkjp", slug="hyphen") == []
+    assert _found(engine, "qzxv wkjp") == []
+    assert _found(engine, "qzxv wkjp", "hyphen") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "architecture of the system",  # a line-end hyphen and line breaks in the text
+        "tecture of the sys",  # both ends inside words
+        "architec-ture",  # the hyphen in the query
+        "the system is layered",  # whitespace runs in the text, one space in the query
+        "THE ARCHITECTURE",  # case
+        "t's a \\back",  # a quote and a backslash: lexeme literals escape them
+        "'quoted'",
+        "クラスファイル",  # a line break between two Japanese characters
+        "note that",
+        "bounding box",
+    ],
+)
+def test_pieces_edge_cases_match_as_the_brute_force_scan(engine: Engine, query: str) -> None:
+    expected = _expected(query)
+    assert expected, f"{query!r} should be on a page of the fixture"
+    assert _found(engine, query) == expected
+    # and the trigrams narrowed: only pages holding the query's pieces are candidates
+    assert set(_candidates(engine, query)) == {(path, page) for path, page, _ in expected}
+
+
+def test_a_database_without_the_table_is_given_one_filled_from_its_pages(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """A format-11 database of before the trigram table: the next open adds it from the
+    pages; a page written meanwhile by a writer that knows no trigrams (another host's
+    older pdfindex: here plain SQL) is a candidate of every query until rewritten."""
+    url = engine.url  # type: ignore[attr-defined]
+    engine.close()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(f"DROP TABLE {grams.GRAM_TABLE}")
+        connection.execute(f"DROP FUNCTION {grams.FUNCTION} CASCADE")  # and its triggers
+    reopened = _open(tmp_path)
+    try:
+        cut = _rows(reopened, f"SELECT count(*), count(grams) FROM {grams.GRAM_TABLE}")[0]
+        assert cut == (6, 6)
+        assert _found(reopened, "tecture of the sys") == _expected("tecture of the sys")
+        assert _candidates(reopened, "qzxv wkjp") == []
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute(
+                "INSERT INTO pdfindex_pages (path, page, slug, text, words, length, lossy)"
+                " VALUES ('old.pdf', 1, 'old', 'qzxv wkjp', '''qzxv'':1 ''wkjp'':2', 2, 0)"
+            )
+        assert _candidates(reopened, "qzxv wkjp") == [("old.pdf", 1)]
+        assert _candidates(reopened, "bounding box") == [("cjk.pdf", 2), ("old.pdf", 1)]
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute("DELETE FROM pdfindex_pages WHERE path = 'old.pdf'")
+        assert _rows(reopened, f"SELECT count(*) FROM {grams.GRAM_TABLE}")[0][0] == 6
+    finally:
+        reopened.close()
+
+
+def test_a_page_of_too_many_trigrams_stays_a_candidate(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grams, "MAX_VECTOR_BYTES", 50)
+    _add(engine, "big.pdf", ["a page with more trigrams than fit: bounding box"])
+    assert _rows(engine, "SELECT grams FROM pdfindex_grams WHERE path = 'big.pdf'") == [(None,)]
+    assert ("big.pdf", 1) in _candidates(engine, "qzxv wkjp")
+    assert _found(engine, "bounding box") == [("big.pdf", 1, 36), *_expected("bounding box")]
