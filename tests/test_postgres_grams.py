@@ -67,6 +67,9 @@ def test_an_absent_string_has_no_candidate_page(engine: Engine) -> None:
     assert _candidates(engine, "qzxv wkjp", slug="hyphen") == []
     assert _found(engine, "qzxv wkjp") == []
     assert _found(engine, "qzxv wkjp", "hyphen") == []
+    # within one document, its pages only (its name is a lexeme among the trigrams)
+    assert _candidates(engine, "bounding box", slug="cjk") == [("cjk.pdf", 2)]
+    assert _candidates(engine, "bounding box", slug="hyphen") == []
 
 
 @pytest.mark.parametrize(

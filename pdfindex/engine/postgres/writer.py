@@ -48,7 +48,9 @@ class PostgresWriter:
                 f"COPY {grams.GRAM_TABLE} (path, page, slug, grams) FROM STDIN"
             ) as copy:
                 for number, text in enumerate(pages, 1):
-                    copy.write_row((record.path, number, record.slug, grams.page_grams(text)))
+                    copy.write_row(
+                        (record.path, number, record.slug, grams.page_grams(text, record.slug))
+                    )
         columns = "path, page, slug, text, words, length, lossy"
         with cursor.copy(f"COPY pdfindex_pages ({columns}) FROM STDIN") as copy:
             for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), 1):
