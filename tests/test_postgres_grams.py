@@ -12,7 +12,8 @@ import pytest
 
 from pdfindex.config import index_settings
 from pdfindex.engine import Engine, open_engine
-from pdfindex.engine.postgres import grams
+from pdfindex.engine.postgres import candidates, grams
+from pdfindex.engine.postgres import engine as postgres_engine
 from pdfindex.search.exact import exact_search
 from pdfindex.text.substrings import query_pieces
 from tests.brute import brute_force
@@ -134,3 +135,20 @@ def test_a_page_of_too_many_trigrams_stays_a_candidate(
     assert _rows(engine, "SELECT grams FROM pdfindex_grams WHERE path = 'big.pdf'") == [(None,)]
     assert ("big.pdf", 1) in _candidates(engine, "qzxv wkjp")
     assert _found(engine, "bounding box") == [("big.pdf", 1, 36), *_expected("bounding box")]
+
+
+def test_candidates_past_the_first_ones_are_read_as_exact_search_gets_there(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exact search reads the candidates found by trigrams FIRST_CANDIDATES at a time:
+    with 2 at a time and texts read one by one, every match is still found, in order."""
+    monkeypatch.setattr(postgres_engine, "FIRST_CANDIDATES", 2)
+    monkeypatch.setattr(candidates, "TEXT_BATCH", 1)
+    monkeypatch.setattr(candidates, "MAX_TEXT_BATCH", 1)
+    many = [f"page {n}: note that it holds" for n in range(7)]
+    _add(engine, "many.pdf", many)
+    expected = [("many.pdf", n, 8) for n in range(1, 8)] + _expected("note that")
+    assert _found(engine, "note that") == sorted(expected)
+    found = engine.candidates(pieces=query_pieces("note that"))
+    assert len(found.refs) == 2  # the rest is read when the texts get there
+    assert [ref.page for ref in found.refs if found.text(ref)] == [1, 2, 3, 4, 5, 6, 7, 2]
