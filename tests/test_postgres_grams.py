@@ -152,3 +152,14 @@ def test_candidates_past_the_first_ones_are_read_as_exact_search_gets_there(
     found = engine.candidates(pieces=query_pieces("note that"))
     assert len(found.refs) == 2  # the rest is read when the texts get there
     assert [ref.page for ref in found.refs if found.text(ref)] == [1, 2, 3, 4, 5, 6, 7, 2]
+
+
+def test_a_document_name_too_long_for_a_lexeme_is_named_by_its_hash(engine: Engine) -> None:
+    slug = "s" * 2500  # a lexeme holds 2,047 bytes at most
+    literal = grams.page_grams("bounding box", slug)
+    query = grams.query_grams(query_pieces("bounding box"), slug)
+    assert literal is not None
+    assert query is not None
+    matched = _rows(engine, f"SELECT $${literal}$$::tsvector @@ $${query}$$::tsquery")
+    assert matched == [(True,)]
+    assert grams.document(slug) != grams.document(slug[:-1])

@@ -16,13 +16,14 @@ is searched as before, by reading pages, and says so once in the log.
 
 from __future__ import annotations
 
-import logging
+import hashlib
 from typing import Any
 
 from pdfindex.text.substrings import GRAM, grams, plain_form
 
 GRAM_TABLE = "pdfindex_grams"
 MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold; past it: NULL, always a candidate
+MAX_LEXEME_BYTES = 2047  # of one tsvector lexeme
 MAX_QUERY_GRAMS = 64  # a long query's first pieces' grams narrow enough
 FILL_BATCH = 500  # pages read, cut and copied at a time by the migration
 CREATE = (
@@ -56,7 +57,6 @@ INDEXES = (
     f"CREATE INDEX pdfindex_grams_grams ON {GRAM_TABLE} USING gin (grams)",
     f"CREATE INDEX pdfindex_grams_whole ON {GRAM_TABLE} (path) WHERE grams IS NULL",
 )
-log = logging.getLogger(__name__)
 
 
 def _quoted(lexeme: str) -> str:
@@ -67,8 +67,12 @@ def _quoted(lexeme: str) -> str:
 def document(slug: str) -> str:
     """The lexeme naming a page's document among its trigrams: longer than a trigram, so
     never one. A search in one document ANDs it in the GIN index (an index on `slug`
-    instead made the planner read each of the document's vectors: 14 ms for none)."""
-    return f"doc:{slug}"
+    instead made the planner read each of the document's vectors: 14 ms for none). A
+    name too long for a lexeme (2,047 bytes) is named by its hash."""
+    name = f"doc:{slug}"
+    if len(name.encode("utf-8")) > MAX_LEXEME_BYTES:
+        name = "doc#" + hashlib.sha256(slug.encode("utf-8")).hexdigest()
+    return name
 
 
 def page_grams(text: str, slug: str) -> str | None:
