@@ -47,16 +47,22 @@ def exact_search(
     check_range("limit", limit, 1, MAX_LIMIT)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
     pattern = compile_query(query)
-    # In one document the slug alone leaves few pages; across documents a prefix helps
-    # only when few words start with it (a prefix like "the" stands for hundreds).
-    prefixes = [] if slug else [p for p in required_prefixes(query) if engine.prefix_is_narrow(p)]
+    # The n-grams of the query's pieces narrow as any prefix would. Without them, in one
+    # document the slug alone leaves few pages; across documents a prefix helps only when
+    # few words start with it (a prefix like "the" stands for hundreds).
+    pieces = query_pieces(query)
+    prefixes = (
+        []
+        if slug or pieces
+        else [p for p in required_prefixes(query) if engine.prefix_is_narrow(p)]
+    )
     terms = required_terms(query) + (required_cjk_words(query) if engine.splits_cjk else [])
     found = engine.candidates(
         slug=slug,
         terms=terms,
         prefixes=prefixes,
         phrases=[phrase[:MAX_PHRASE_WORDS] for phrase in required_phrases(query)],
-        pieces=query_pieces(query),
+        pieces=pieces,
     )
     matches: list[ExactMatch] = []
     for ref in found.refs:
