@@ -315,3 +315,34 @@ def test_a_query_holding_a_line_end_hyphen_finds_the_page(
     matches, _ = exact_search(engine, "-\nword c+", limit=10, context_length=4)
     assert [(m.path, m.start) for m in matches] == [("h.pdf", 4)]
     engine.close()
+
+
+@pytest.mark.parametrize("query", ["hyphenat*", "hypenation~1", "hyphenaton~2"])
+def test_prefix_and_typo_hits_are_ranked_like_the_words_they_stand_for(
+    tmp_path: Path, query: str
+) -> None:
+    """BM25 over the expansions: the page that says `hyphenation` most, in the fewest words,
+    comes first; a page with a word the prefix or typo also stands for is still found."""
+    from tests.conftest import make_settings
+
+    filler = " ".join(f"filler{n}" for n in range(60))
+    pages = [
+        f"hyphenation once among many words {filler}",
+        "hyphenation hyphenation hyphenation rules",
+        f"nothing of the kind here {filler}",
+        f"hyphenated twice hyphenated {filler}",
+        *(f"other words on page {n}" for n in range(5, 41)),  # so that the words are rare
+    ]
+    pdfgen.write_pdf(tmp_path / "files" / "h.pdf", pages)
+    index = PdfIndex(make_settings(tmp_path))
+    index.reindex()
+    total, hits = index.search(query, limit=10)
+    ranked = [hit.page for hit in hits]
+    assert ranked[0] == 2
+    assert ranked.index(2) < ranked.index(1)
+    assert 3 not in ranked
+    assert hits[0].score > hits[-1].score
+    if query.endswith("*"):
+        assert total == 3
+        assert 4 in ranked
+    index.close()

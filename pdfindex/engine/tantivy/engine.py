@@ -52,6 +52,7 @@ from pdfindex.text.words import stem_candidates, word_set
 DEFAULT_WRITER_MB = 32
 FULL_DISK_BYTES = 1 << 20  # free space below which a failed segment write means a full disk
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
+EXPANSIONS_KEPT = 512  # prefixes whose expansions a process keeps for its current generation
 
 
 class TantivyEngine(OneFolder):
@@ -69,6 +70,8 @@ class TantivyEngine(OneFolder):
         self._commits = 0  # by this process: tells its own commits apart within a tick
         self._files = GenerationCache(self._read_files)
         self._catalog = CatalogCache(self._read_catalog)
+        # (generation, prefix, most) -> the words a prefix expands to, for ranking
+        self._expansions: dict[tuple[int, str, int], list[tuple[str, int]]] = {}
         self._vocabulary = GenerationCache(
             lambda searcher: Vocabulary(
                 word for word, _count in searcher.terms_with_prefix("content", "", limit=None)
@@ -200,10 +203,21 @@ class TantivyEngine(OneFolder):
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
-        clauses = [
-            (Occur.Must, compile_query(query, self._schema, {"content": 1.0}, stems=True)),
-            (Occur.Must, self._term("kind", PAGE)),
-        ]
+        searcher = self._searcher()
+
+        generation = self._generation()
+
+        def expand(prefix: str, most: int) -> list[tuple[str, int]]:
+            key = (generation, prefix, most)
+            if key not in self._expansions:
+                if len(self._expansions) >= EXPANSIONS_KEPT or generation < 0:
+                    self._expansions.clear()
+                found = searcher.terms_with_prefix("content", prefix, limit=most)
+                self._expansions[key] = found
+            return self._expansions[key]
+
+        compiled = compile_query(query, self._schema, {"content": 1.0}, stems=True, expand=expand)
+        clauses = [(Occur.Must, compiled), (Occur.Must, self._term("kind", PAGE))]
         if slug:
             clauses.append((Occur.Must, self._term("slug", slug)))
         if pages:
@@ -211,7 +225,6 @@ class TantivyEngine(OneFolder):
                 self._schema, "page", FieldType.Integer, pages[0], pages[1]
             )
             clauses.append((Occur.Must, page_range))
-        searcher = self._searcher()
         result = searcher.search(Query.boolean_query(clauses), limit=limit, count=True)
         hits = [_hit(searcher.doc(address), score) for score, address in result.hits]
         return RankedPages(result.count, hits, self._marked_terms(searcher, query, hits))

@@ -145,7 +145,13 @@ class WhooshEngine(OneFolder):
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
         s = self._searcher()
-        compiled = compile_query(query, ["content"], self._expander(s))
+        reader = s.reader()
+
+        def prefix_words(field: str, prefix: str) -> list[tuple[str, int]]:
+            words = reader.expand_prefix(field, prefix)
+            return [(w, reader.doc_frequency(field, w)) for w in words]
+
+        compiled = compile_query(query, ["content"], self._expander(s), prefix_words=prefix_words)
         filters: list[Query] = []
         if slug:
             filters.append(Term("slug", slug))
