@@ -25,8 +25,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rapidfuzz.distance import OSA, Levenshtein
-
 from pdfindex.models import FileRecord, FileStatus, PageHit
 from pdfindex.query import Or, Stem, Term
 from pdfindex.search.ranked import ranked_pages
@@ -180,6 +178,8 @@ def _stem_held(word: str, held: set[str]) -> bool:
 def nearest(index: PdfIndex, word: str) -> list[tuple[str, int]]:
     """The index words closest to `word`, with the pages holding each: fewest edits
     first, then those on most pages."""
+    from rapidfuzz.distance import OSA  # only for a word no page holds: not at start
+
     allowed = max_edits(word)
     if not allowed:
         return []
@@ -193,6 +193,8 @@ def _typo_of(typed: str, word: str) -> bool:
     """Whether `typed` looks like a typo of `word` rather than another word: a letter
     left out, added or swapped with its neighbour. Letters changed in place, with the
     length kept, turn one word into another too often (baking, making; docker, dicker)."""
+    from rapidfuzz.distance import OSA, Levenshtein
+
     if len(typed) != len(word):
         return True
     return OSA.distance(typed, word) < Levenshtein.distance(typed, word)  # a transposition

@@ -20,6 +20,7 @@ import click
 from pdfindex.cli import terminal
 from pdfindex.cli.options import (
     CliError,
+    SettingsGroup,
     command_settings,
     common_options,
     echo_json,
@@ -45,7 +46,7 @@ def _exit_cleanly(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SettingsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @common_options
 @click.version_option(package_name="pdfindex", prog_name="pdfindex")
 def main() -> None:
@@ -263,7 +264,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     Example:
       pdfindex stats --json
     """
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     info = index.stats()
     if as_json:
         echo_json(info)
@@ -330,7 +331,7 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
     Example:
       pdfindex list --json
     """
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     records = index.documents()
     folders = index.folders
     if as_json:
@@ -446,7 +447,7 @@ def search(
             "--pages works with ranked search only; --exact searches whole documents "
             "(narrow with --doc)"
         )
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     if document:
         _check_readable(index.find_record(document))
     if exact:
@@ -567,7 +568,7 @@ def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> 
     Example:
       pdfindex extract getting-started --pages 1-2
     """
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     _check_readable(index.find_record(file), "printed")
     record, texts = index.page_texts(file, pages)
     if as_json:
