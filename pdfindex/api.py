@@ -9,7 +9,6 @@ search`) starts fast: tests/test_cli_imports.py lists what it must not load.
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import threading
 import time
@@ -36,6 +35,8 @@ from pdfindex.search.pages import page_range, parse_pages
 from pdfindex.search.ranked import ranked_pages, ranked_search
 
 if TYPE_CHECKING:
+    import logging
+
     from pdfindex.extract.cache import ExtractionCache
     from pdfindex.indexer.live import LiveIndex
     from pdfindex.indexer.progress import Progress, Step
@@ -46,7 +47,15 @@ if TYPE_CHECKING:
     from pdfindex.semantic.rerank import Reranker
     from pdfindex.workers import IsolatedCalls
 
-log = logging.getLogger(__name__)
+
+def _log() -> logging.Logger:
+    """This module's logger: logging (~3 ms to load) loads only when there is
+    something to log, never in a search."""
+    import logging
+
+    return logging.getLogger(__name__)
+
+
 T = TypeVar("T")
 
 
@@ -81,12 +90,13 @@ class PdfIndex:
         self._derived_catalog: dict[str, FileRecord] = {}
         self._derived_generation = -1
         self._derived_lock = threading.Lock()
+        self._pages: tuple[int, int] = (-1, 0)  # (generation, indexed pages) of pages()
         self._isolated: IsolatedCalls | None = None
         damage = self.engine.recovered
         if damage and rebuild:
             self._rebuild(damage)
         elif damage:
-            log.warning(
+            _log().warning(
                 "the index in %s was damaged (%s): started it empty; the start-up scan "
                 "refills it from the extraction cache",
                 settings.index_dir / self.engine.name,
@@ -100,11 +110,11 @@ class PdfIndex:
         try:
             summary = self.reindex()
         except IndexLocked:  # another process opened it first and is refilling it
-            log.warning(
+            _log().warning(
                 "the index in %s was damaged (%s): another process is rebuilding it", where, damage
             )
             return
-        log.warning(
+        _log().warning(
             "the index in %s was damaged (%s): rebuilt it (%d files: %d pages from the "
             "extraction cache, %d parsed)",
             where,
@@ -270,6 +280,16 @@ class PdfIndex:
                 self._derived[key] = derive(self._derived_catalog)
             value: T = self._derived[key]
             return value
+
+    def pages(self) -> int:
+        """The pages of the library (as `stats` counts them: its ok and empty records'),
+        counted by the engine without reading the catalog, once per index generation."""
+        generation = self.engine.generation()
+        known, count = self._pages
+        if generation < 0 or generation != known:
+            count = self.engine.indexed_pages()
+            self._pages = (generation, count)
+        return count
 
     def stats(self) -> dict[str, Any]:
         figures = self.per_generation("stats", _catalog_figures)

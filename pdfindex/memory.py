@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,6 +71,8 @@ def cap_memory(memory_mb: int) -> None:
         limit = (vm_kb * 1024) + memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ImportError, OSError, ValueError, StopIteration):
+        import logging  # not loaded by a process that only searches
+
         logging.getLogger(__name__).warning("cannot cap the memory of worker processes here")
 
 

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pdfindex.models import FileRecord, FileStatus, PageHit
+from pdfindex.models import PageHit
 from pdfindex.query import Or, Stem, Term
 from pdfindex.search.ranked import ranked_pages
 from pdfindex.search.understand import content_words, is_natural, understand
@@ -140,13 +140,9 @@ def word_weights(index: PdfIndex, text: str) -> dict[str, tuple[int, float]]:
 
 
 def library_pages(index: PdfIndex) -> int:
-    """The pages of the library (as `stats` counts them), once per index generation."""
-    return index.per_generation("ranking.pages", _searchable_pages)
-
-
-def _searchable_pages(catalog: dict[str, FileRecord]) -> int:
-    readable = (FileStatus.OK, FileStatus.EMPTY)
-    return sum(r.pages for r in catalog.values() if r.status in readable)
+    """The pages of the library (as `stats` counts them), once per index generation,
+    without reading the catalog: `PdfIndex.pages`."""
+    return index.pages()
 
 
 def pages_holding(index: PdfIndex, word: str) -> int:
