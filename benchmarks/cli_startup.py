@@ -2,24 +2,29 @@
 (interpreter, imports, opening the index, the search, printing), and where the imports'
 time goes.
 
-python -m benchmarks.cli_startup ROOT [--runs 15] [--query WORD ...] [--out FILE.md]
+python -m benchmarks.cli_startup ROOT [--runs 15] [--query WORDS ...] [--files-dir DIR]
+    [--tree LABEL=SOURCE_DIR ...] [--out FILE.md]
 
 Runs the installed `pdfindex` console script (the one beside `sys.executable`; `-m
-pdfindex` when there is none), so PYTHONPATH chooses which source tree it runs. Each
-command runs `--runs` times, the commands taking turns, so a burst of load on a shared
-machine hits them all alike; the table gives the median, the 95th percentile and the
-fastest run in milliseconds. The processes may write bytecode caches (`__pycache__`),
-as an installed package has them: PYTHONDONTWRITEBYTECODE is dropped from their
-environment, since compiling pdfindex's sources costs each process ~50 ms more.
-`python -c pass` is the floor: the interpreter and its site-packages' `.pth` files, which
-no change to pdfindex can remove. The import table is `python -X importtime` of the
-first query's search, the median of 3 runs per module.
+pdfindex` when there is none), with PYTHONPATH choosing which source tree it runs: the
+current one, or each `--tree` (e.g. `--tree before=/tmp/old-checkout --tree after=.`),
+so two versions are compared under the same load. Each command runs `--runs` times, all
+commands and trees taking turns, so a burst of load on a shared machine hits them all
+alike. The table gives the wall-clock median, 95th percentile and fastest run, and the
+median CPU time (user + system) of the process, which a busy machine inflates less than
+the wall clock. The processes may write bytecode caches (`__pycache__`), as an installed
+package has them: PYTHONDONTWRITEBYTECODE is dropped from their environment, since
+compiling pdfindex's sources costs each process ~50 ms more. `python -c pass` is the
+floor: the interpreter and its site-packages' `.pth` files, which no change to pdfindex
+can remove. The import table is `python -X importtime` of the first query's search
+(each tree's), the median of 3 runs per module.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -28,6 +33,7 @@ import time
 from pathlib import Path
 
 DEFAULT_QUERIES = ["hyphenation", "page margins", '"font size"']
+BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def pdfindex_command() -> list[str]:
@@ -39,28 +45,36 @@ def pdfindex_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "pdfindex"]
 
 
-def commands(root: Path, queries: list[str]) -> dict[str, list[str]]:
+def commands(root: Path, queries: list[str], extra: list[str]) -> dict[str, list[str]]:
     """Label -> argv, the floor first."""
     base = pdfindex_command()
     table = {"python -c pass": [sys.executable, "-c", "pass"], "pdfindex --help": [*base, "--help"]}
     for query in queries:
-        table[f"pdfindex search {query}"] = [*base, "search", query, "--root", str(root)]
+        argv = [*base, "search", query, "--root", str(root), *extra]
+        table[f"pdfindex search {query}"] = argv
     return table
 
 
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def tree_env(source: str | None) -> dict[str, str]:
+    """The environment that makes the processes run the source tree `source` (None: as
+    this process finds pdfindex)."""
+    env = dict(BASE_ENV)
+    if source is not None:
+        env["PYTHONPATH"] = str(Path(source).resolve())
+    return env
 
 
-def run_once(argv: list[str]) -> float:
-    """Wall milliseconds of one whole process; output discarded (not a terminal)."""
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one whole process; output discarded (not a terminal)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, check=False
-    )
-    elapsed = (time.perf_counter() - start) * 1000
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
     if done.returncode not in (0, 1):  # 1: nothing found, still a whole search
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode(errors='replace')}")
-    return elapsed
+    return wall, cpu
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -68,18 +82,26 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def time_commands(table: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
-    """Each command `runs` times, taking turns; one unmeasured warm-up round first."""
-    for argv in table.values():
-        run_once(argv)  # page cache, .pyc files
-    times: dict[str, list[float]] = {label: [] for label in table}
+Runs = dict[tuple[str, str], list[tuple[float, float]]]  # (tree, command) -> (wall, cpu)
+
+
+def time_commands(table: dict[str, list[str]], trees: dict[str, dict[str, str]], runs: int) -> Runs:
+    """Each command of each tree `runs` times, taking turns; an unmeasured round first
+    (page cache, bytecode caches)."""
+    for env in trees.values():
+        for argv in table.values():
+            run_once(argv, env)
+    times: Runs = {(tree, label): [] for label in table for tree in trees}
     for _ in range(runs):
         for label, argv in table.items():
-            times[label].append(run_once(argv))
+            for tree, env in trees.items():
+                times[tree, label].append(run_once(argv, env))
     return times
 
 
-def import_costs(argv: list[str], rounds: int = 3) -> tuple[dict[str, float], dict[str, float]]:
+def import_costs(
+    argv: list[str], env: dict[str, str], rounds: int = 3
+) -> tuple[dict[str, float], dict[str, float]]:
     """Module -> median cumulative and self milliseconds under `-X importtime`."""
     if Path(argv[0]).name == "pdfindex":  # the script's own interpreter, with -X
         argv = [sys.executable, "-X", "importtime", "-m", "pdfindex", *argv[1:]]
@@ -88,13 +110,11 @@ def import_costs(argv: list[str], rounds: int = 3) -> tuple[dict[str, float], di
     cumulative: dict[str, list[float]] = {}
     own: dict[str, list[float]] = {}
     for _ in range(rounds):
-        done = subprocess.run(argv, capture_output=True, text=True, env=ENV, check=False)
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd="/")
         for line in done.stderr.splitlines():
-            if not line.startswith("import time:") or "imported package" in line:
-                continue
             parts = line.removeprefix("import time:").split("|")
-            if len(parts) != 3 or not parts[0].strip().isdigit():
-                continue
+            if not line.startswith("import time:") or not parts[0].strip().isdigit():
+                continue  # the header, or the program's own output
             name = parts[2].strip()
             own.setdefault(name, []).append(int(parts[0]) / 1000)
             cumulative.setdefault(name, []).append(int(parts[1]) / 1000)
@@ -106,34 +126,39 @@ def import_costs(argv: list[str], rounds: int = 3) -> tuple[dict[str, float], di
 
 def report(
     root: Path,
-    times: dict[str, list[float]],
-    imports: tuple[dict[str, float], dict[str, float]],
+    times: Runs,
+    imports: dict[str, tuple[dict[str, float], dict[str, float]]],
+    runs: int,
     top: int,
 ) -> str:
     """The markdown tables."""
+    many = len(imports) > 1
     lines = [
-        f"Root: `{root}`; {len(next(iter(times.values())))} runs per command, "
-        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end.",
+        f"Root: `{root}`; {runs} runs per command, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.2f} at the end.",
         "",
-        "| command | median ms | p95 ms | min ms |",
-        "|---|---:|---:|---:|",
+        f"| command |{' tree |' if many else ''} median ms | p95 ms | min ms | CPU ms |",
+        f"|---|{'---|' if many else ''}---:|---:|---:|---:|",
     ]
-    for label, values in times.items():
+    for (tree, label), values in times.items():
+        wall = [w for w, _ in values]
+        cpu = statistics.median(c for _, c in values)
+        column = f" {tree} |" if many else ""
         lines.append(
-            f"| `{label}` | {statistics.median(values):.0f} | {percentile(values, 0.95):.0f} "
-            f"| {min(values):.0f} |"
+            f"| `{label}` |{column} {statistics.median(wall):.0f} | {percentile(wall, 0.95):.0f}"
+            f" | {min(wall):.0f} | {cpu:.0f} |"
         )
-    cumulative, own = imports
-    lines += [
-        "",
-        f"Imports of the first search: {len(cumulative)} modules, "
-        f"{sum(own.values()):.0f} ms in all (self times summed; `-X importtime` adds its own).",
-        "",
-        "| module | cumulative ms | self ms |",
-        "|---|---:|---:|",
-    ]
-    ranked = sorted(cumulative.items(), key=lambda item: -item[1])[:top]
-    lines += [f"| `{name}` | {ms:.1f} | {own[name]:.1f} |" for name, ms in ranked]
+    for tree, (cumulative, own) in imports.items():
+        lines += [
+            "",
+            f"Imports of the first search{f' ({tree})' if many else ''}: {len(own)} modules, "
+            f"{sum(own.values()):.0f} ms of self time in all (`-X importtime` adds its own).",
+            "",
+            "| module | cumulative ms | self ms |",
+            "|---|---:|---:|",
+        ]
+        ranked = sorted(cumulative.items(), key=lambda item: -item[1])[:top]
+        lines += [f"| `{name}` | {ms:.1f} | {own[name]:.1f} |" for name, ms in ranked]
     return "\n".join(lines) + "\n"
 
 
@@ -142,14 +167,22 @@ def main() -> None:
     parser.add_argument("root", type=Path, help="an indexed project root")
     parser.add_argument("--runs", type=int, default=15, help="runs per command (default 15)")
     parser.add_argument("--query", action="append", help="a query (repeatable)")
-    parser.add_argument("--top", type=int, default=20, help="modules in the import table")
+    parser.add_argument("--files-dir", help="passed to pdfindex (a root without files/)")
+    parser.add_argument(
+        "--tree", action="append", default=[], help="LABEL=DIR: a source tree (repeatable)"
+    )
+    parser.add_argument("--top", type=int, default=20, help="modules in each import table")
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     args = parser.parse_args()
     queries = args.query or DEFAULT_QUERIES
-    table = commands(args.root.resolve(), queries)
-    times = time_commands(table, args.runs)
-    imports = import_costs(table[f"pdfindex search {queries[0]}"])
-    text = report(args.root.resolve(), times, imports, args.top)
+    extra = ["--files-dir", args.files_dir] if args.files_dir else []
+    table = commands(args.root.resolve(), queries, extra)
+    pairs = [tree.split("=", 1) for tree in args.tree]
+    trees = {label: tree_env(source) for label, source in pairs} or {"": tree_env(None)}
+    times = time_commands(table, trees, args.runs)
+    first = table[f"pdfindex search {queries[0]}"]
+    imports = {tree: import_costs(first, env) for tree, env in trees.items()}
+    text = report(args.root.resolve(), times, imports, args.runs, args.top)
     print(text)
     if args.out:
         args.out.write_text(text)

@@ -9,7 +9,6 @@ load inside the commands that need them, so `--help`, `--version` and `search` s
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -74,6 +73,8 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
     Example (an MCP client's configuration):
       {"command": "pdfindex", "args": ["serve", "--root", "/path/to/project"]}
     """
+    import signal  # serve and watch only: not loaded by a search
+
     # A SIGTERM while the MCP SDK loads (seconds on a busy machine) still exits cleanly;
     # run_server installs its own handler before it starts any thread.
     signal.signal(signal.SIGTERM, _exit_cleanly)
@@ -116,6 +117,8 @@ def watch(ctx: click.Context) -> None:
 
     def terminate(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
+
+    import signal
 
     signal.signal(signal.SIGTERM, terminate)
     live = index.live(on_summary=show, on_step=step).start()
