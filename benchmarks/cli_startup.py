@@ -57,10 +57,11 @@ def commands(root: Path, queries: list[str], extra: list[str]) -> dict[str, list
 
 def tree_env(source: str | None) -> dict[str, str]:
     """The environment that makes the processes run the source tree `source` (None: as
-    this process finds pdfindex)."""
+    this process finds pdfindex): it comes first on PYTHONPATH."""
     env = dict(BASE_ENV)
     if source is not None:
-        env["PYTHONPATH"] = str(Path(source).resolve())
+        paths = [str(Path(source).resolve()), *filter(None, [env.get("PYTHONPATH")])]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
     return env
 
 
@@ -68,7 +69,9 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall ms, CPU ms) of one whole process; output discarded (not a terminal)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    done = subprocess.run(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd="/"
+    )  # not the current folder: `-m pdfindex` would run the source tree found there
     wall = (time.perf_counter() - start) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
