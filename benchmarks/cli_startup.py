@@ -17,7 +17,7 @@ package has them: PYTHONDONTWRITEBYTECODE is dropped from their environment, sin
 compiling pdfindex's sources costs each process ~50 ms more. `python -c pass` is the
 floor: the interpreter and its site-packages' `.pth` files, which no change to pdfindex
 can remove. The import table is `python -X importtime` of the first query's search
-(each tree's), the median of 3 runs per module.
+(each tree's), the fastest of 5 runs per module (the least disturbed by other load).
 """
 
 from __future__ import annotations
@@ -103,9 +103,9 @@ def time_commands(table: dict[str, list[str]], trees: dict[str, dict[str, str]],
 
 
 def import_costs(
-    argv: list[str], env: dict[str, str], rounds: int = 3
+    argv: list[str], env: dict[str, str], rounds: int = 5
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Module -> median cumulative and self milliseconds under `-X importtime`."""
+    """Module -> fastest cumulative and self milliseconds under `-X importtime`."""
     if Path(argv[0]).name == "pdfindex":  # the script's own interpreter, with -X
         argv = [sys.executable, "-X", "importtime", "-m", "pdfindex", *argv[1:]]
     else:
@@ -122,8 +122,8 @@ def import_costs(
             own.setdefault(name, []).append(int(parts[0]) / 1000)
             cumulative.setdefault(name, []).append(int(parts[1]) / 1000)
     return (
-        {name: statistics.median(v) for name, v in cumulative.items()},
-        {name: statistics.median(v) for name, v in own.items()},
+        {name: min(v) for name, v in cumulative.items()},
+        {name: min(v) for name, v in own.items()},
     )
 
 
@@ -155,7 +155,8 @@ def report(
         lines += [
             "",
             f"Imports of the first search{f' ({tree})' if many else ''}: {len(own)} modules, "
-            f"{sum(own.values()):.0f} ms of self time in all (`-X importtime` adds its own).",
+            f"{sum(own.values()):.0f} ms of self time in all (fastest of 5 runs each; "
+            "`-X importtime` adds its own).",
             "",
             "| module | cumulative ms | self ms |",
             "|---|---:|---:|",
