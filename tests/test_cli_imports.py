@@ -127,3 +127,27 @@ def test_one_shot_commands_leave_memory_trimming_on_in_process(root: Path) -> No
     )
     assert result.exit_code == 0, result.output
     assert memory._trim
+
+
+def test_the_start_up_benchmark_times_a_search_and_its_imports(root: Path, tmp_path: Path) -> None:
+    """`python -m benchmarks.cli_startup` on a real root, once: a row per command with
+    its CPU time, and the search's import table."""
+    if ENGINE["name"] != "tantivy":
+        pytest.skip("it times the default engine's CLI: one pass is enough")
+    out = tmp_path / "startup.md"
+    repo = Path(__file__).resolve().parents[1]
+    args = ["--runs", "1", "--query", "hyphenation", "--top", "3", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli_startup", str(root), *args, "--tree", f"a={repo}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=repo,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("|")[1].strip(): line for line in out.read_text().splitlines()[4:7]}
+    assert set(rows) == {"`python -c pass`", "`pdfindex --help`", "`pdfindex search hyphenation`"}
+    cpu = float(rows["`pdfindex search hyphenation`"].split("|")[-2])
+    assert cpu > 0
+    table = out.read_text().partition("Imports of the first search")[2]
+    assert len([line for line in table.splitlines() if line.startswith("| `")]) == 3  # --top
