@@ -27,6 +27,7 @@ NOT_LOADED = (
     "pdfindex.extract",
     "pdfindex.workers",
     "pdfindex.names",
+    "pdfindex.search.exact",
     "pdfindex.server",
     "pdfindex.tools",
     "pdfindex.web",

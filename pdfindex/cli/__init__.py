@@ -33,6 +33,7 @@ from pdfindex.cli.options import (
 )
 from pdfindex.cli.web import web
 from pdfindex.models import FileStatus
+from pdfindex.search.limits import MAX_LIMIT
 
 if TYPE_CHECKING:
     from pdfindex.api import PdfIndex
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 EMPTY_HINT = "0 pages indexed in {index} — run `pdfindex reindex` (or `pdfindex serve`) first"
 SNIPPET_LINES = 3  # a ranked result's snippet on a terminal: 6 results on a 24-line screen
-MAX_LIMIT = 1000  # as pdfindex.search.exact.MAX_LIMIT (not imported: it loads the engine)
 
 
 def _exit_cleanly(_signum: int, _frame: object) -> None:
