@@ -12,7 +12,6 @@ import importlib
 import os
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -29,7 +28,7 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
-from pdfindex.models import ElementsState, ExactMatch, FileRecord, FileStatus, PageHit, Summary
+from pdfindex.models import ExactMatch, FileRecord, FileStatus, PageHit, Summary
 from pdfindex.paths import check_extra_folders, check_folders, relative_posix, resolve_inside
 from pdfindex.search.pages import page_range, parse_pages
 from pdfindex.search.ranked import ranked_pages, ranked_search
@@ -292,7 +291,9 @@ class PdfIndex:
         return count
 
     def stats(self) -> dict[str, Any]:
-        figures = self.per_generation("stats", _catalog_figures)
+        from pdfindex.indexer.figures import catalog_figures
+
+        figures = self.per_generation("stats", catalog_figures)
         last = figures["last"]
         return {
             "documents": figures["documents"],
@@ -330,7 +331,9 @@ class PdfIndex:
 
     def ocr_status(self, records: Iterable[FileRecord]) -> dict[str, Any]:
         """OCR in one place (not per page): can it run, what it read, what it could not."""
-        return self._ocr_status(_ocr_counts(records))
+        from pdfindex.indexer.figures import ocr_counts
+
+        return self._ocr_status(ocr_counts(records))
 
     def _ocr_status(self, counts: tuple[int, int, int]) -> dict[str, Any]:
         """ocr_status from the records' (pages read, pages not read, files not read)."""
@@ -565,49 +568,6 @@ class PdfIndex:
             shown = " ".join(text[first:last].split())  # a match across lines: one line
             lines.append(f"{m.path}:{m.page}:{shown}")
         return lines
-
-
-def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
-    """What `stats` says of the catalog, once per index generation."""
-    records = catalog.values()
-    # unsupported (listed, of a type not read) only when there are some
-    by_status = {s: 0 for s in FileStatus if s != FileStatus.UNSUPPORTED}
-    for record in records:
-        by_status[record.status] = by_status.get(record.status, 0) + 1
-    elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
-    for record in records:  # a kind in the order its first count above zero came
-        elements.update({kind: n for kind, n in record.elements.items() if n > 0})
-    by_folder: dict[str, tuple[int, int]] = {}
-    for record in records:  # documents and pages by first path part: folders' sources
-        head = record.path.partition("/")[0] if "/" in record.path else ""
-        counted = record.pages if record.status in (FileStatus.OK, FileStatus.EMPTY) else 0
-        documents, pages = by_folder.get(head, (0, 0))
-        by_folder[head] = (documents + 1, pages + counted)
-    return {
-        "by_folder": by_folder,
-        "documents": len(catalog),
-        "pages": sum(r.pages for r in records if r.status in (FileStatus.OK, FileStatus.EMPTY)),
-        "by_status": by_status,
-        "problems": [
-            {"path": r.path, "status": r.status, "reason": r.error}
-            for r in sorted(records, key=lambda r: r.path)
-            if r.status not in (FileStatus.OK, FileStatus.UNSUPPORTED)  # counted, not listed
-        ],
-        "last": max((r.indexed_at for r in records), default=None),
-        "ocr": _ocr_counts(records),
-        "elements": dict(elements.most_common()),
-        "elements_pending": sum(1 for r in records if r.elements_state == ElementsState.PENDING),
-    }
-
-
-def _ocr_counts(records: Iterable[FileRecord]) -> tuple[int, int, int]:
-    """(pages read by OCR, image pages not read, files with such pages)."""
-    records = list(records)
-    return (
-        sum(r.ocr_pages for r in records),
-        sum(r.ocr_missing for r in records),
-        sum(1 for r in records if r.ocr_missing),
-    )
 
 
 def _under(source: str, folder: Path, real: Path, own: bool = False) -> str:
