@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pdfindex import deadline
 from pdfindex.engine import Engine, PageCandidates
-from pdfindex.errors import InvalidQuery
 from pdfindex.models import ExactMatch, PageRef
+from pdfindex.search.limits import MAX_LIMIT, check_range
 from pdfindex.search.textmatch import (
     compile_query,
     find_spans,
@@ -23,16 +23,10 @@ from pdfindex.search.textmatch import (
 )
 from pdfindex.text.substrings import query_pieces
 
-MAX_LIMIT = 1000
 # Words of a phrase the index checks (a longer phrase's first words keep every page it can
 # be on): a 999-word query made Whoosh walk positions for minutes.
 MAX_PHRASE_WORDS = 4
 MAX_CONTEXT = 20_000
-
-
-def check_range(name: str, value: int, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidQuery(f"{name} must be an integer from {low} to {high}, got {value!r}")
 
 
 def exact_search(

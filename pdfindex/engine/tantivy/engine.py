@@ -359,6 +359,12 @@ class TantivyEngine(OneFolder):
     def segment_count(self) -> int:
         return int(self._searcher().num_segments)
 
+    def indexed_pages(self) -> int:
+        searcher = self._searcher()
+        if searcher.num_docs == 0:  # tantivy refuses a search of an empty index
+            return 0
+        return int(searcher.search(self._term("kind", PAGE), limit=1, count=True).count)
+
     def close(self) -> None:
         """Nothing to release: readers hold no lock, and the writer is closed per use."""
 

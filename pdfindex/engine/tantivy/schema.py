@@ -10,7 +10,6 @@ English (Snowball) stems, for ranking natural-language queries only (pdfindex.qu
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -97,6 +96,8 @@ def order_key(path: str, page: int) -> str:
 def path_id(path: str) -> int:
     """A stable signed 64-bit id of a path, kept as a fast field: candidates read it in
     bulk, where Tantivy cannot read text fast fields."""
+    import hashlib  # here: loading OpenSSL's hashes cost every process ~2 ms
+
     return int.from_bytes(
         hashlib.blake2b(path.encode(), digest_size=8).digest(), "big", signed=True
     )

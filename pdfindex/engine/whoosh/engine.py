@@ -287,6 +287,9 @@ class WhooshEngine(OneFolder):
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.whoosh_dir.iterdir() if f.is_file())
 
+    def indexed_pages(self) -> int:
+        return sum(1 for _ in docnums(self._searcher(), Term("kind", PAGE)))
+
     def segment_count(self) -> int:
         leaves = self._searcher().reader().leaf_readers()
         return sum(1 for reader, _offset in leaves if reader.doc_count_all())
