@@ -96,7 +96,7 @@ class PdfIndex:
             self._rebuild(damage)
         elif damage:
             _log().warning(
-                "the index in %s was damaged (%s): started it empty; the start-up scan "
+                "the index in %s was damaged or older (%s): started it empty; the start-up scan "
                 "refills it from the extraction cache",
                 settings.index_dir / self.engine.name,
                 damage,
@@ -114,7 +114,7 @@ class PdfIndex:
             )
             return
         _log().warning(
-            "the index in %s was damaged (%s): rebuilt it (%d files: %d pages from the "
+            "the index in %s was damaged or older (%s): rebuilt it (%d files: %d pages from the "
             "extraction cache, %d parsed)",
             where,
             damage,

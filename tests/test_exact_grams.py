@@ -86,3 +86,28 @@ def test_exact_equals_brute_force_on_each_candidate_path(
     matches, more = exact_search(engine, query, limit=limit, context_length=0)  # type: ignore[arg-type]
     assert [(m.path, m.page, m.start) for m in matches] == expected[:limit]
     assert more == (len(expected) > limit)
+
+
+def test_an_index_of_the_format_before_the_n_grams_is_refilled_when_opened(
+    tmp_path: Path,
+) -> None:
+    """A search right after the upgrade answers from the extraction cache, not from an
+    index started empty."""
+    from pdfindex.api import PdfIndex
+    from tests import pdfgen
+    from tests.conftest import make_settings
+
+    pdfgen.write_pdf(tmp_path / "files" / "a.pdf", ["the bounding box of a node", "other"])
+    index = PdfIndex(make_settings(tmp_path, engine="tantivy"))
+    index.reindex()
+    index.close()
+    (tmp_path / "index" / "tantivy" / "pdfindex-format.json").write_text('{"format": 6}')
+    index = PdfIndex(make_settings(tmp_path, engine="tantivy"))
+    try:
+        assert index.search("bounding")[0] == 1
+        assert len(index.exact("bounding box")[0]) == 1
+        assert (
+            '"format": 7' in (tmp_path / "index" / "tantivy" / "pdfindex-format.json").read_text()
+        )
+    finally:
+        index.close()

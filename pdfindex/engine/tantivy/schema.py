@@ -141,7 +141,9 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
     index.register_tokenizer(GRAM_TOKENIZER, tantivy.TextAnalyzerBuilder(grams).build())
     chunks = tantivy.Tokenizer.regex(f"(?s).{{{GRAM}}}")  # leftmost first: 0, GRAM, 2·GRAM…
     index.register_tokenizer(CHUNK_TOKENIZER, tantivy.TextAnalyzerBuilder(chunks).build())
-    recovered = problem if problem not in (None, _MISSING, _OLDER) else None
+    # An index of an older format is refilled at open too (PdfIndex), as a damaged one:
+    # a search right after an upgrade must not find an empty index.
+    recovered = problem if problem not in (None, _MISSING) else None
     return Opened(index, schema, recovered)
 
 
