@@ -200,3 +200,10 @@ def elements_of(
     except Exception as exc:
         return Extraction(status=FileStatus.FAILED, error=f"elements: {describe(exc)}")
     return Extraction(status=FileStatus.OK, elements=[element.to_dict() for element in found])
+
+
+def elements_now(path: Path, pages: list[int], seconds: float) -> dict[str, object]:
+    """`elements_of` for one document a call asks about before its pass reached it, run
+    in an isolated worker (pdfindex.workers): the Extraction as a dict, within `seconds`."""
+    options = ExtractOptions(timeout=seconds / ELEMENTS_SHARE)
+    return elements_of(path, pages, options, lambda: None).to_dict()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -33,7 +34,10 @@ def _worker_main(
     conn: Connection, engine: str, memory_mb: int, options: ExtractOptions | None
 ) -> None:
     """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
-    each slow step, which restarts the time limit)."""
+    each slow step, which restarts the time limit). Ctrl-C reaches the whole process
+    group: the indexer decides what it stops (a worker killed by it mid-file would have
+    its file recorded as crashed), so the worker ignores it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         prepare_worker(conn, memory_mb, lambda: _load_libraries(engine))
         _serve_jobs(conn, engine, options)
