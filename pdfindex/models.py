@@ -162,8 +162,8 @@ class Summary:
         )
         # The text is searchable once its pass commits: its time is said apart.
         took = (
-            f"{self.seconds:.2f} s (text {self.seconds - self.elements_seconds:.2f} s, "
-            f"elements {self.elements_seconds:.2f} s)"
+            f"text {self.seconds - self.elements_seconds:.2f} s + elements "
+            f"{self.elements_seconds:.2f} s = {self.seconds:.2f} s"
             if self.elements_seconds
             else f"{self.seconds:.2f} s"
         )

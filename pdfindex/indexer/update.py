@@ -431,6 +431,8 @@ class Indexer:
         (its size, mtime or inode differ from the scan's) is hashed and parsed again, never
         cached or indexed under the hash of other bytes; one that keeps changing is left
         for the next scan (the watcher sees its next change)."""
+        if self.shared_pool is None:  # a one-off run: the largest files first, so the
+            jobs = sorted(jobs, key=lambda job: -job.file.size)  # last is not one alone
         for _round in range(REPARSE_ROUNDS):
             if not jobs:
                 return
