@@ -266,11 +266,7 @@ def iter_layouts(
     wanted = sorted(set(page_numbers))
     with open(path, "rb") as handle:
         document = _open_document(handle)
-        pages = list(PDFPage.create_pages(document))
-        for number in wanted:
-            if not 1 <= number <= len(pages):
-                valid = f"pages 1-{len(pages)}" if pages else "no pages"
-                raise PageOutOfRange(f"page {number} is out of range: this document has {valid}")
+        pages = _wanted_pages(document, wanted)
         opened_at = _private_mb()
         manager = PDFResourceManager(caching=True)
         for number in wanted:
@@ -280,14 +276,33 @@ def iter_layouts(
                 del pages, document, manager
                 handle.seek(0)
                 document = _open_document(handle)
-                pages = list(PDFPage.create_pages(document))
+                pages = _wanted_pages(document, wanted)
                 manager = PDFResourceManager(caching=True)
                 opened_at = _private_mb()
             aggregator = PDFPageAggregator(manager, laparams=LAParams())
-            PDFPageInterpreter(manager, aggregator).process_page(pages[number - 1])
+            PDFPageInterpreter(manager, aggregator).process_page(pages[number])
             layout = _page_layout(number, aggregator.get_result())
             aggregator.close()
             yield layout
+
+
+def _wanted_pages(document: PDFDocument, wanted: list[int]) -> dict[int, PDFPage]:
+    """The wanted 1-based pages by number, reached through the page tree's counts
+    (`_pages_at`: listing every page was an eighth of the elements pass); the whole tree
+    is walked when the counts do not lead to them, or to tell a page out of range."""
+    try:
+        total = int(resolve1(resolve1(document.catalog["Pages"])["Count"]))
+        found = {i + 1: page for i, page in _pages_at(document, {n - 1 for n in wanted})}
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+        total, found = 0, {}  # an odd page tree: walked page by page below
+    if all(1 <= n <= total for n in wanted) and set(found) == set(wanted):
+        return found
+    pages = list(PDFPage.create_pages(document))
+    for number in wanted:
+        if not 1 <= number <= len(pages):
+            valid = f"pages 1-{len(pages)}" if pages else "no pages"
+            raise PageOutOfRange(f"page {number} is out of range: this document has {valid}")
+    return {n: pages[n - 1] for n in wanted}
 
 
 def _private_mb() -> int:
