@@ -85,7 +85,7 @@ class Indexer:
         Text first (committed, so it is searchable), then the slower elements pass over the
         PDFs that wait for it; `elements_later` leaves that pass to a later run (serve,
         watch, the next reindex) or to the first call that asks for a document's elements
-        (PdfIndex.document_elements). `should_stop` is polled between files: when it turns true,
+        (pdfindex.tools.pending). `should_stop` is polled between files: when it turns true,
         what is done so far is committed and the rest is left for the next run;
         `elements_should_stop` can also end the elements pass early (new changes to index).
         In a library fed by several folders (pdfindex.indexer.sources) only this folder's
@@ -154,7 +154,8 @@ class Indexer:
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
             )
             summary.elements_seconds = time.monotonic() - text_done
-        if self.settings.elements and (changed or pending or full):
+        stopped = should_stop is not None and should_stop()  # what is left, said when
+        if self.settings.elements and (elements_later or stopped):  # the run leaves some
             summary.elements_pending = self._elements_pending()
         summary.seconds = time.monotonic() - started
         return summary
