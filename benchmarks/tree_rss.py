@@ -1,12 +1,16 @@
 """`python -m benchmarks.tree_rss CMD ...`: run a command and report its wall time and the
 peak of the summed RSS of its whole process tree (sampled every 50 ms), with each
-process's share at that peak: what a build costs the machine, workers included."""
+process's share at that peak: what a build costs the machine, workers included; and the
+largest peak RSS (VmHWM) any one process of the tree reached, with its command line: the
+figure a per-process memory budget is about."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from benchmarks.measure.process import TreeRss, _rss_kb
 
@@ -15,10 +19,16 @@ class _Detailed(TreeRss):
     """TreeRss that also keeps each process's RSS at the tree's peak."""
 
     at_peak: dict[int, int] = {}
+    hwm: dict[int, tuple[int, str]] = {}  # pid: (its VmHWM in kB, its command line)
 
     def run(self) -> None:
         while not self._stop_event.is_set():
-            sizes = {pid: _rss_kb(pid) for pid in self._tree()}
+            pids = self._tree()
+            sizes = {pid: _rss_kb(pid) for pid in pids}
+            for pid in pids:
+                high = _hwm_kb(pid)
+                if high > self.hwm.get(pid, (0, ""))[0]:
+                    self.hwm[pid] = (high, self.hwm.get(pid, (0, ""))[1] or _cmdline(pid))
             total = sum(sizes.values())
             if total > self.peak_kb:
                 self.peak_kb, self.peak_processes, self.at_peak = total, len(sizes), sizes
@@ -41,7 +51,26 @@ def main() -> None:
         f"(MB each at the peak: {shares})",
         file=sys.stderr,
     )
+    largest = sorted(sampler.hwm.items(), key=lambda item: -item[1][0])[:4]
+    for pid, (kb, cmd) in largest:
+        print(f"  process {pid} peak RSS {kb / 1024:.0f} MB: {cmd[:100]}", file=sys.stderr)
     sys.exit(code)
+
+
+def _hwm_kb(pid: int) -> int:
+    """A process's own peak RSS so far (VmHWM): caught even between two samples."""
+    try:
+        found = re.search(r"VmHWM:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
+    except OSError:
+        return 0
+    return int(found.group(1)) if found else 0
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
 
 
 if __name__ == "__main__":

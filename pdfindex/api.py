@@ -253,6 +253,7 @@ class PdfIndex:
         should_stop: Callable[[], bool] | None = None,
         elements_should_stop: Callable[[], bool] | None = None,
         take_over_source: bool = False,
+        elements_later: bool = False,
     ) -> Summary:
         if self._semantic is not None:
             self._semantic.changed()  # its vectors are checked against the new catalog
@@ -263,6 +264,7 @@ class PdfIndex:
             should_stop=should_stop,
             elements_should_stop=elements_should_stop,
             take_over_source=take_over_source,
+            elements_later=elements_later,
         )
 
     def per_generation(self, key: str, derive: Callable[[dict[str, FileRecord]], T]) -> T:
@@ -326,6 +328,7 @@ class PdfIndex:
             "ocr": self._ocr_status(figures["ocr"]),
             "elements": dict(figures["elements"]),
             "elements_pending": figures["elements_pending"],
+            "elements_documents": figures["elements_documents"],  # PDFs the pass is for
             "semantic": self.semantic.status() if self.semantic is not None else None,
         }
 

@@ -147,6 +147,7 @@ class Summary:
     elements_files: int = 0  # files the elements pass finished
     elements_found: int = 0
     elements_seconds: float = 0.0  # of `seconds`, the elements pass after the text commit
+    elements_pending: int = 0  # PDFs whose elements are left for later (deferred, stopped)
 
     def line(self) -> str:
         elements = (
@@ -154,11 +155,22 @@ class Summary:
             if self.elements_files
             else ""
         )
+        later = (
+            f"; elements of {self.elements_pending} documents left for later"
+            if self.elements_pending
+            else ""
+        )
+        # The text is searchable once its pass commits: its time is said apart.
+        took = (
+            f"text {self.seconds - self.elements_seconds:.2f} s + elements "
+            f"{self.elements_seconds:.2f} s = {self.seconds:.2f} s"
+            if self.elements_seconds
+            else f"{self.seconds:.2f} s"
+        )
         return (
             f"added {self.added}, updated {self.updated}, moved {self.moved}, "
             f"removed {self.removed}, failed {self.failed}"
             + (f", {self.unsupported} of a type not read" if self.unsupported else "")
             + f"; {self.pages} pages, "
-            f"{self.parsed} parsed, {self.from_cache} from cache{elements}, "
-            f"{self.seconds:.2f} s"
+            f"{self.parsed} parsed, {self.from_cache} from cache{elements}{later}, {took}"
         )

@@ -3,6 +3,7 @@ time and searched like any text."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -233,3 +234,23 @@ def test_parse_tsv_keeps_lines_and_paragraphs() -> None:
     found = ocr.parse_tsv("\n".join([header, *rows]))
     assert found.text == "Hello world\nagain\n\nNext"
     assert found.confidence == 75.0
+
+
+def test_a_large_page_is_read_within_the_ocr_pixel_budget(tmp_path: Path) -> None:
+    """A page bigger than A3 is rendered for OCR at less than 300 dpi: its pixels (which
+    Tesseract's and the worker's memory grow with) stay within OCR_MAX_PIXELS, while a
+    page image may still use the larger page-image budget."""
+    from PIL import Image
+
+    from pdfindex.extract.adapters.pdfium import MAX_PIXELS, render_page_png
+    from pdfindex.extract.ocr import OCR_MAX_PIXELS
+    from tests.hostile import huge_page
+
+    pdf = huge_page(tmp_path / "poster.pdf", side=2_400.0)  # 33 x 33 in: 100 MP at 300 dpi
+    png, _, dpi = render_page_png(pdf, 1, 300, OCR_MAX_PIXELS)
+    width, height = Image.open(io.BytesIO(png)).size
+    assert width * height <= OCR_MAX_PIXELS
+    assert dpi < 300
+    page_png, _, _ = render_page_png(pdf, 1, 300)
+    width, height = Image.open(io.BytesIO(page_png)).size
+    assert OCR_MAX_PIXELS < width * height <= MAX_PIXELS

@@ -178,10 +178,21 @@ def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
     is_flag=True,
     help="Feed this folder's source although another folder fed it (it replaces that one).",
 )
+@click.option(
+    "--elements-later",
+    is_flag=True,
+    help="Commit the text and stop: figures, tables and equations are found later "
+    "(serve/watch, the next reindex, or a call about one document).",
+)
 @click.pass_context
 @handle_errors
 def reindex(
-    ctx: click.Context, full: bool, commit_every: float, as_json: bool, take_over_source: bool
+    ctx: click.Context,
+    full: bool,
+    commit_every: float,
+    as_json: bool,
+    take_over_source: bool,
+    elements_later: bool,
 ) -> None:
     """Bring the index up to date with the files folder.
 
@@ -189,21 +200,36 @@ def reindex(
     Example:
       pdfindex reindex            # only what changed
       pdfindex reindex --full     # rebuild; re-parses nothing already cached
+      pdfindex reindex --elements-later   # searchable sooner; elements found later
     """
     from pdfindex.logs import setup_logging
 
     setup_logging(None)
     index = open_index(ctx)
     update, finish = _progress_bar()
+    from pdfindex.cli.interrupt import ElementsInterrupt
+
+    stop = ElementsInterrupt(update)
     try:
         summary = index.reindex(
             full=full,
-            progress=update,
+            progress=stop.progress,
             commit_interval=commit_every,
+            should_stop=stop,
             take_over_source=take_over_source,
+            elements_later=elements_later,
         )
     finally:
+        stop.restore()
         finish()
+    if stop.asked:
+        click.echo(
+            f"{summary.line()}\nstopped: the text is committed; the elements of "
+            f"{summary.elements_pending} documents are found by the next reindex, serve "
+            "or watch, or when asked for",
+            err=True,
+        )
+        raise SystemExit(130)
     semantic = _embed_pending(index) if index.semantic is not None else None
     if as_json:
         from dataclasses import asdict
@@ -296,7 +322,10 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         fields.append(("index", f"{info['index_dir']} ({info['engine']} engine)"))
     fields.append(("ocr", index.describe_ocr(info["ocr"])))
     elements = ", ".join(f"{n} {kind}" for kind, n in info["elements"].items())
-    pending = f" ({info['elements_pending']} documents pending)" if info["elements_pending"] else ""
+    pending = ""
+    if info["elements_pending"]:  # the pass runs after the text: how far it is
+        done, of = info["elements_documents"] - info["elements_pending"], info["elements_documents"]
+        pending = f" (in {done:,} of {of:,} documents; {info['elements_pending']:,} pending)"
     fields.append(("elements", f"{elements or 'none found'}{pending}"))
     semantic = info.get("semantic")
     ranking = f"hybrid, {_semantic_line(semantic)}" if semantic else "bm25 (semantic = false)"

@@ -135,12 +135,15 @@ def detect_file_elements(
     """The elements on these 1-based pages (all if None) of a PDF: pdfminer's layout
     analysis of just those pages, then detect_elements. `deadline` (time.monotonic())
     is checked between pages; past it, TimeoutError."""
-    from pdfindex.extract.adapters.pdfminer import layout_pages, page_count
+    from pdfindex.extract.adapters.pdfminer import iter_layouts, page_count
 
     wanted = list(range(1, page_count(path) + 1)) if pages is None else pages
     if not wanted:
         return []
-    return detect_elements(layout_pages(path, wanted, deadline=deadline))
+    found: list[Element] = []
+    for page in iter_layouts(path, wanted, deadline=deadline):  # one page's layout at a time
+        found += _page_elements(page)
+    return found
 
 
 def detect_elements(pages: list[PageLayout]) -> list[Element]:
@@ -200,3 +203,10 @@ def elements_of(
     except Exception as exc:
         return Extraction(status=FileStatus.FAILED, error=f"elements: {describe(exc)}")
     return Extraction(status=FileStatus.OK, elements=[element.to_dict() for element in found])
+
+
+def elements_now(path: Path, pages: list[int], seconds: float) -> dict[str, object]:
+    """`elements_of` for one document a call asks about before its pass reached it, run
+    in an isolated worker (pdfindex.workers): the Extraction as a dict, within `seconds`."""
+    options = ExtractOptions(timeout=seconds / ELEMENTS_SHARE)
+    return elements_of(path, pages, options, lambda: None).to_dict()

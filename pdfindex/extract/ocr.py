@@ -19,6 +19,11 @@ from pdfindex.extract import rapidocr
 
 MIN_TEXT_CHARS = 20  # a page with fewer non-space characters has no real text layer
 OCR_DPI = 300
+# The most pixels a page is read at: an A3 page at 300 dpi (17 MP); a poster is read at
+# less than 300 dpi. With the page-image budget (40 MP) a 48k build had Tesseract at
+# 475 MB and an extraction worker at 357 MB (which pages did it is not known); both grow
+# with the pixels of the page read.
+OCR_MAX_PIXELS = 18_000_000
 
 
 @dataclass(frozen=True)

@@ -239,7 +239,7 @@ def ocr_pages(
 def _page_renderer(path: Path) -> Callable[[int], bytes]:
     from pdfindex.extract.adapters.pdfium import render_page_png
 
-    return lambda number: render_page_png(path, number, ocr.OCR_DPI)[0]
+    return lambda number: render_page_png(path, number, ocr.OCR_DPI, ocr.OCR_MAX_PIXELS)[0]
 
 
 def _frame_renderer(path: Path) -> Callable[[int], bytes]:

@@ -42,6 +42,7 @@ def catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
         "ocr": ocr_counts(records),
         "elements": dict(elements.most_common()),
         "elements_pending": sum(1 for r in records if r.elements_state == ElementsState.PENDING),
+        "elements_documents": sum(1 for r in records if r.elements_state != ElementsState.NONE),
     }
 
 

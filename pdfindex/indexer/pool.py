@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
@@ -33,7 +34,10 @@ def _worker_main(
     conn: Connection, engine: str, memory_mb: int, options: ExtractOptions | None
 ) -> None:
     """Worker loop: receive a path, send back the extraction as a dict (and "alive" after
-    each slow step, which restarts the time limit)."""
+    each slow step, which restarts the time limit). Ctrl-C reaches the whole process
+    group: the indexer decides what it stops (a worker killed by it mid-file would have
+    its file recorded as crashed), so the worker ignores it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         prepare_worker(conn, memory_mb, lambda: _load_libraries(engine))
         _serve_jobs(conn, engine, options)
@@ -186,12 +190,7 @@ class ExtractionPool:
         while len(self._workers) < min(self.size, len(pending) + self.busy()):
             self._workers.append(self._spawn())
         while not self._closing and (pending or any(w.job for w in self._workers)):
-            for worker in self._workers:
-                if worker.ready and worker.job is None and pending:
-                    worker.job = pending.pop()
-                    worker.deadline = time.monotonic() + self.timeout
-                    task = worker.job[1]
-                    worker.conn.send(task if isinstance(task, tuple) else str(task))
+            self._dispatch(pending)
             busy = [w for w in self._workers if w.job is not None]
             waiting = [w for w in self._workers if w.job is not None or not w.ready]
             wake = min((w.deadline for w in busy), default=time.monotonic() + 60)
@@ -202,7 +201,11 @@ class ExtractionPool:
                 return
             for worker in waiting:
                 if worker.conn in ready:
-                    yield from self._receive(worker)
+                    # Its next file goes out before the caller writes this one: a worker
+                    # idle while the indexer wrote was a fifth of a build's worker time.
+                    results = list(self._receive(worker))
+                    self._dispatch(pending)
+                    yield from results
                 elif worker.job is not None and time.monotonic() >= worker.deadline:
                     key, path = worker.job
                     log.warning("extraction of %s timed out after %ss", path, self.timeout)
@@ -215,6 +218,15 @@ class ExtractionPool:
                     self._replace(worker)
             if not ready and tick is not None:
                 yield TICK
+
+    def _dispatch(self, pending: list[tuple[Any, Any]]) -> None:
+        """Send the next pending job (popped from the end) to each ready, idle worker."""
+        for worker in self._workers:
+            if worker.ready and worker.job is None and pending:
+                worker.job = pending.pop()
+                worker.deadline = time.monotonic() + self.timeout
+                task = worker.job[1]
+                worker.conn.send(task if isinstance(task, tuple) else str(task))
 
     def _receive(self, worker: _Worker) -> Iterator[tuple[Any, Extraction]]:
         """Take one message from a worker: its start-up signal, a result, or its death."""

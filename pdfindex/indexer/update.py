@@ -78,11 +78,14 @@ class Indexer:
         should_stop: Callable[[], bool] | None = None,
         elements_should_stop: Callable[[], bool] | None = None,
         take_over_source: bool = False,
+        elements_later: bool = False,
     ) -> Summary:
         """Update the index; `full` rebuilds it from scratch (cached text is reused).
 
         Text first (committed, so it is searchable), then the slower elements pass over the
-        PDFs that wait for it. `should_stop` is polled between files: when it turns true,
+        PDFs that wait for it; `elements_later` leaves that pass to a later run (serve,
+        watch, the next reindex) or to the first call that asks for a document's elements
+        (pdfindex.tools.pending). `should_stop` is polled between files: when it turns true,
         what is done so far is committed and the rest is left for the next run;
         `elements_should_stop` can also end the elements pass early (new changes to index).
         In a library fed by several folders (pdfindex.indexer.sources) only this folder's
@@ -140,7 +143,8 @@ class Indexer:
         # Nothing written and nothing waiting for it: the elements pass would only read
         # the catalog again (a third of a no-change rescan).
         left = counter.stopped() or counter.yielded
-        if self.settings.elements and not left and (changed or pending or full):
+        run_elements = not left and (changed or pending or full)
+        if self.settings.elements and run_elements and not elements_later:
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
             elements = ElementsPass(
@@ -150,8 +154,19 @@ class Indexer:
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
             )
             summary.elements_seconds = time.monotonic() - text_done
+        stopped = should_stop is not None and should_stop()  # what is left, said when
+        if self.settings.elements and (elements_later or stopped):  # the run leaves some
+            summary.elements_pending = self._elements_pending()
         summary.seconds = time.monotonic() - started
         return summary
+
+    def _elements_pending(self) -> int:
+        """This folder's PDFs whose elements wait for a pass (deferred, or stopped)."""
+        return sum(
+            1
+            for record in self.engine.catalog().values()
+            if record.elements_state == ElementsState.PENDING and self.scope.owns(record.path)
+        )
 
     def _claim(self, writer: EngineWriter, take_over: bool) -> bool:
         """Record this folder as its source's in a library several folders can feed;
@@ -417,6 +432,8 @@ class Indexer:
         (its size, mtime or inode differ from the scan's) is hashed and parsed again, never
         cached or indexed under the hash of other bytes; one that keeps changing is left
         for the next scan (the watcher sees its next change)."""
+        if self.shared_pool is None:  # a one-off run: the largest files first, so the
+            jobs = sorted(jobs, key=lambda job: -job.file.size)  # last is not one alone
         for _round in range(REPARSE_ROUNDS):
             if not jobs:
                 return

@@ -356,7 +356,9 @@ def library_status(
         "Elements: "
         + (", ".join(f"{n} {kind}" for kind, n in stats["elements"].items()) or "none found")
         + (
-            f" ({stats['elements_pending']} documents still being analysed)"
+            f" (found in {stats['elements_documents'] - stats['elements_pending']:,} of "
+            f"{stats['elements_documents']:,} PDFs; {stats['elements_pending']:,} still to "
+            "analyse, each at once when asked for)"
             if stats["elements_pending"]
             else ""
         ),

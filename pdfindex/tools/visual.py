@@ -13,10 +13,11 @@ from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.elements.detect import ELEMENT_TYPES, Element
 from pdfindex.errors import DocumentNotFound, InvalidQuery, WorkerDied
-from pdfindex.models import FileRecord
+from pdfindex.models import ElementsState, FileRecord
 from pdfindex.search.ranked import ranked_elements
 from pdfindex.tools.catalog import element_lines, record_by_slug, shorten
 from pdfindex.tools.pages import NO_LIMIT, checked_dpi, opened, too_large
+from pdfindex.tools.pending import coverage_note, document_elements, matched
 
 MAX_LIMIT = 50
 HYBRID_DEPTH = 50  # elements BM25 finds for the hybrid ranking to re-order
@@ -48,13 +49,24 @@ def search_visual_elements(
     kind = element_type.strip().lower() if element_type else None
     if kind and kind not in ELEMENT_TYPES:
         raise InvalidQuery(f"element_type must be one of {', '.join(ELEMENT_TYPES)}")
-    slug = record_by_slug(index, document_slug).slug if document_slug else None
-    depth = limit if index.semantic is None else max(limit, HYBRID_DEPTH)
-    total, hits = ranked_elements(index.engine, query, depth, kind=kind, slug=slug)
-    hits, ranking = index.rank_elements(query, hits, limit)
+    record = record_by_slug(index, document_slug) if document_slug else None
+    slug = record.slug if record else None
+    note = None
+    if record is not None and record.elements_state == ElementsState.PENDING:
+        found = [e for e in document_elements(index, record) if kind in (None, e["kind"])]
+        hits = matched(found, query)
+        total, hits = len(hits), hits[:limit]
+        ranking = "the query's words in label, caption and context (found just now)"
+    else:
+        depth = limit if index.semantic is None else max(limit, HYBRID_DEPTH)
+        total, hits = ranked_elements(index.engine, query, depth, kind=kind, slug=slug)
+        hits, ranking = index.rank_elements(query, hits, limit)
+        note = None if slug else coverage_note(index)
     if not hits:
         where = f" in '{slug}'" if slug else ""
-        return f'No {kind or "visual element"}s{where} match "{query}".'
+        return f'No {kind or "visual element"}s{where} match "{query}".' + (
+            f"\n{note}" if note else ""
+        )
     lines = [f'Found {total} elements for "{query}", showing {len(hits)}:', ""]
     for n, (found, score) in enumerate(hits, start=1):
         lines += [*element_lines(n, found, score), ""]
@@ -63,6 +75,8 @@ def search_visual_elements(
         "get_element_details(...) for its caption, context and cells."
     )
     lines.append(f"Ranking: {ranking}")
+    if note:
+        lines.append(note)
     return "\n".join(lines)
 
 
@@ -72,7 +86,7 @@ def find_element(
     """The element with this label (and page), with its document's catalog record; the
     error lists what there is when the label is unknown or ambiguous."""
     record = record_by_slug(index, document_slug)
-    everything = [Element.from_dict(e) for e in index.engine.elements(record.slug)]
+    everything = [Element.from_dict(e) for e in document_elements(index, record)]
     wanted = normalize_label(element_label)
     found = [e for e in everything if normalize_label(e.label) == wanted]
     if page_number is not None:

@@ -163,25 +163,27 @@ def has_large_image(page: pdfium.PdfPage) -> bool:
 MAX_PIXELS = 40_000_000
 
 
-def fitting_scale(width: float, height: float, dpi: float) -> float:
+def fitting_scale(width: float, height: float, dpi: float, max_pixels: float = MAX_PIXELS) -> float:
     """The render scale for `dpi`, lowered so that width x height points stay within
-    MAX_PIXELS."""
+    `max_pixels`."""
     scale = dpi / 72.0
     pixels = max(width * height, 1.0) * scale * scale
     # 0.999: the bitmap rounds its sides up to whole pixels
-    return scale if pixels <= MAX_PIXELS else scale * math.sqrt(MAX_PIXELS / pixels) * 0.999
+    return scale if pixels <= max_pixels else scale * math.sqrt(max_pixels / pixels) * 0.999
 
 
-def render_page_png(path: Path, page_number: int, dpi: float) -> tuple[bytes, int, float]:
+def render_page_png(
+    path: Path, page_number: int, dpi: float, max_pixels: float = MAX_PIXELS
+) -> tuple[bytes, int, float]:
     """The page (1-based) as PNG bytes, the document's page count, and the DPI used:
-    `dpi`, or less for a page too large for MAX_PIXELS."""
+    `dpi`, or less for a page too large for `max_pixels`."""
     import io
 
     pdf = pdfium.PdfDocument(str(path), password=None)
     try:
         page = pdf[page_number - 1]
         try:
-            scale = fitting_scale(*page.get_size(), dpi)
+            scale = fitting_scale(*page.get_size(), dpi, max_pixels)
             image = page.render(scale=scale).to_pil()
         finally:
             page.close()

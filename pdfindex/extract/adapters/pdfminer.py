@@ -14,7 +14,7 @@ import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import BinaryIO
@@ -247,25 +247,74 @@ def layout_pages(
     Raises EncryptedDocument when the empty password does not open the file, and
     PageOutOfRange (with the valid range) for a page the document does not have.
     """
+    return list(iter_layouts(path, page_numbers, deadline))
+
+
+# pdfminer keeps every object it parsed (fonts, streams) for as long as its document is
+# open, and the elements pass held every candidate page's layout until the last: the
+# largest elements worker of a 48k build reached 474 MB. Opening the document again once
+# this process has grown this much since the last opening bounds the first (a page's own
+# layout still costs what it costs); iter_layouts ends the second.
+REOPEN_GROWTH_MB = 48
+
+
+def iter_layouts(
+    path: Path, page_numbers: list[int], deadline: float | None = None
+) -> Iterator[PageLayout]:
+    """`layout_pages` one page at a time, so a caller that keeps only what it finds on
+    each page (element detection) never holds every page's layout at once."""
     wanted = sorted(set(page_numbers))
     with open(path, "rb") as handle:
         document = _open_document(handle)
-        pages = list(PDFPage.create_pages(document))
-        for number in wanted:
-            if not 1 <= number <= len(pages):
-                valid = f"pages 1-{len(pages)}" if pages else "no pages"
-                raise PageOutOfRange(f"page {number} is out of range: this document has {valid}")
+        pages = _wanted_pages(document, wanted)
+        opened_at = _private_mb()
         manager = PDFResourceManager(caching=True)
-        aggregator = PDFPageAggregator(manager, laparams=LAParams())
-        interpreter = PDFPageInterpreter(manager, aggregator)
-        layouts: list[PageLayout] = []
         for number in wanted:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"layout analysis stopped before page {number}")
-            interpreter.process_page(pages[number - 1])
-            layouts.append(_page_layout(number, aggregator.get_result()))
-        aggregator.close()
-    return layouts
+            if _private_mb() - opened_at > REOPEN_GROWTH_MB:  # drop the parsed objects
+                del pages, document, manager
+                handle.seek(0)
+                document = _open_document(handle)
+                pages = _wanted_pages(document, wanted)
+                manager = PDFResourceManager(caching=True)
+                opened_at = _private_mb()
+            aggregator = PDFPageAggregator(manager, laparams=LAParams())
+            PDFPageInterpreter(manager, aggregator).process_page(pages[number])
+            layout = _page_layout(number, aggregator.get_result())
+            aggregator.close()
+            yield layout
+
+
+def _wanted_pages(document: PDFDocument, wanted: list[int]) -> dict[int, PDFPage]:
+    """The wanted 1-based pages by number, reached through the page tree's counts
+    (`_pages_at`: listing every page was an eighth of the elements pass); the whole tree
+    is walked when the counts do not lead to them, or to tell a page out of range."""
+    try:
+        total = int(resolve1(resolve1(document.catalog["Pages"])["Count"]))
+        found = {i + 1: page for i, page in _pages_at(document, {n - 1 for n in wanted})}
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+        total, found = 0, {}  # an odd page tree: walked page by page below
+    if all(1 <= n <= total for n in wanted) and set(found) == set(wanted):
+        return found
+    pages = list(PDFPage.create_pages(document))
+    for number in wanted:
+        if not 1 <= number <= len(pages):
+            valid = f"pages 1-{len(pages)}" if pages else "no pages"
+            raise PageOutOfRange(f"page {number} is out of range: this document has {valid}")
+    return {n: pages[n - 1] for n in wanted}
+
+
+def _private_mb() -> int:
+    """This process's anonymous memory (Linux); 0 where /proc does not tell."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
 
 
 def _page_layout(number: int, page: LTPage) -> PageLayout:
