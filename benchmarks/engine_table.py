@@ -16,6 +16,11 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pdfindex import PdfIndex
+    from pdfindex.query import Node
 
 QUESTION = "how do I change the page margins of my document"
 
@@ -67,11 +72,6 @@ def measure(
     """Each case's count, p50 and max (ms) on `engine`, and what the process's RSS was."""
     started = rss_mb()
     from pdfindex import PdfIndex, load_settings
-    from pdfindex.query import Node, parse
-    from pdfindex.search.ranked import ranked_search
-    from pdfindex.search.understand import understand
-    from pdfindex.tools.exact import search_pdf
-    from pdfindex.tools.grep import search_in_file
 
     values: dict[str, object] = {"engine": engine}
     if args.files_dir:
@@ -83,48 +83,7 @@ def measure(
     index.search("hyphenation")
     opened = rss_mb()
 
-    trees: dict[Callable[[], int], Node] = {}  # each ranked case's query
-
-    def ranked(text: str, any_word: bool = False) -> Callable[[], int]:
-        def call() -> int:
-            return ranked_search(index.engine, text, limit=10, any_word=any_word)[0]
-
-        trees[call] = parse(text, any_word=any_word)
-        return call
-
-    def asked(text: str) -> Callable[[], int]:
-        tree = understand(text)  # function words dropped, stems, coordination (issue 14)
-
-        def call() -> int:
-            return ranked_search(index.engine, tree, limit=10)[0]
-
-        trees[call] = tree
-        return call
-
-    doc = args.document
-    cases: list[tuple[str, Callable[[], int]]] = [
-        ("rare word `hyphenation`", ranked("hyphenation")),
-        ("common word `the`", ranked("the")),
-        ('`"of the"`', ranked('"of the"')),
-        ('`"the name of the"`', ranked('"the name of the"')),
-        ("prefix `con*`", ranked("con*")),
-        ("fuzzy `hypenaton~2`", ranked("hypenaton~2")),
-        (
-            "boolean `font AND (encoding OR glyph) AND NOT math`",
-            ranked("font AND (encoding OR glyph) AND NOT math"),
-        ),
-        ("question, any word", ranked(QUESTION, any_word=True)),
-        ("question, as the tools read it", asked(QUESTION)),
-        ("exact, all documents `page margins`", lambda: len(index.exact("page margins")[0])),
-        # Japanese inside runs of text (the corpus's texlive-lang-japanese manuals)
-        ("Japanese word `クラスファイル`", ranked("クラスファイル")),
-        ("exact, all documents `クラスファイル`", lambda: len(index.exact("クラスファイル")[0])),
-        (f"`search_pdf` in {doc}", lambda: len(search_pdf(index, doc, "node distance")["matches"])),
-        (
-            f"regex `node\\s+distance` in {doc}",
-            lambda: search_in_file(index, f"{doc}.pdf", r"node\s+distance")["total_matches"],
-        ),
-    ]
+    cases, trees = query_cases(index, args.document)
     rows = []
     for name, call in cases:
         found = call()  # warm-up
@@ -145,6 +104,62 @@ def measure(
     )
     index.close()
     return rows, rss
+
+
+def query_cases(
+    index: PdfIndex, document: str, file: str | None = None
+) -> tuple[list[tuple[str, Callable[[], int]]], dict[Callable[[], int], Node]]:
+    """The table's cases on `index` (each a name and a call returning its count), and the
+    query tree of each ranked one: shared with benchmarks.million."""
+    from pdfindex.query import parse
+    from pdfindex.search.ranked import ranked_search
+    from pdfindex.search.understand import understand
+    from pdfindex.tools.exact import search_pdf
+    from pdfindex.tools.grep import search_in_file
+
+    trees: dict[Callable[[], int], Node] = {}  # each ranked case's query
+
+    def ranked(text: str, any_word: bool = False) -> Callable[[], int]:
+        def call() -> int:
+            return ranked_search(index.engine, text, limit=10, any_word=any_word)[0]
+
+        trees[call] = parse(text, any_word=any_word)
+        return call
+
+    def asked(text: str) -> Callable[[], int]:
+        tree = understand(text)  # function words dropped, stems, coordination (issue 14)
+
+        def call() -> int:
+            return ranked_search(index.engine, tree, limit=10)[0]
+
+        trees[call] = tree
+        return call
+
+    doc, path = document, file or f"{document}.pdf"
+    cases: list[tuple[str, Callable[[], int]]] = [
+        ("rare word `hyphenation`", ranked("hyphenation")),
+        ("common word `the`", ranked("the")),
+        ('`"of the"`', ranked('"of the"')),
+        ('`"the name of the"`', ranked('"the name of the"')),
+        ("prefix `con*`", ranked("con*")),
+        ("fuzzy `hypenaton~2`", ranked("hypenaton~2")),
+        (
+            "boolean `font AND (encoding OR glyph) AND NOT math`",
+            ranked("font AND (encoding OR glyph) AND NOT math"),
+        ),
+        ("question, any word", ranked(QUESTION, any_word=True)),
+        ("question, as the tools read it", asked(QUESTION)),
+        ("exact, all documents `page margins`", lambda: len(index.exact("page margins")[0])),
+        # Japanese inside runs of text (the corpus's texlive-lang-japanese manuals)
+        ("Japanese word `クラスファイル`", ranked("クラスファイル")),
+        ("exact, all documents `クラスファイル`", lambda: len(index.exact("クラスファイル")[0])),
+        (f"`search_pdf` in {doc}", lambda: len(search_pdf(index, doc, "node distance")["matches"])),
+        (
+            f"regex `node\\s+distance` in {doc}",
+            lambda: search_in_file(index, path, r"node\s+distance")["total_matches"],
+        ),
+    ]
+    return cases, trees
 
 
 def relevance_queries(engine: object) -> list[tuple[str, int, float, float]]:

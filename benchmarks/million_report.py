@@ -1,0 +1,148 @@
+"""The tables and the plot of benchmarks.million: every `build-*.json` and `measure-*.json`
+of a folder gathered into one JSON, one Markdown file (the folder's `analysis.md`, when
+written, goes first) and a PNG of p50 latency per query kind against pages, per engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def gather(folder: Path) -> dict[str, Any]:
+    """{engine: {pages: {"build": ..., "measure": ...}}} from the folder's JSON files,
+    keyed by the pages each file names (`build-ENGINE-PAGES.json`)."""
+    runs: dict[str, dict[int, dict[str, Any]]] = {}
+    for path in sorted(folder.glob("*-*-*.json")):
+        kind, engine, pages = path.stem.split("-", 2)
+        if kind not in ("build", "measure"):
+            continue
+        runs.setdefault(engine, {}).setdefault(int(pages), {})[kind] = json.loads(
+            path.read_text(encoding="utf-8")
+        )
+    return runs
+
+
+def cell(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.2f}{unit}" if value < 100 else f"{value:,.0f}{unit}"
+    if isinstance(value, int):
+        return f"{value:,}{unit}"
+    return str(value)
+
+
+def tables(runs: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
+    columns = [(e, p) for e in runs for p in sorted(runs[e])]
+    head = " | ".join(f"{e} {p // 1000:,}k" for e, p in columns)
+    rule = "|---|" + "---:|" * len(columns)
+    lines = ["## Build and serving", "", f"| figure | {head} |", rule]
+
+    def row(label: str, get: Any, unit: str = "") -> None:
+        values = []
+        for engine, pages in columns:
+            try:
+                values.append(cell(get(runs[engine][pages]), unit))
+            except (KeyError, TypeError):
+                values.append("–")
+        lines.append(f"| {label} | {' | '.join(values)} |")
+
+    row("pages indexed", lambda r: r["build"]["pages"])
+    row("files", lambda r: r["build"]["files"])
+    row("build (writer + commit), s", lambda r: r["build"]["build_s"])
+    row("build, pages/s", lambda r: r["build"]["pages_per_s"])
+    row("build process peak RSS, MB", lambda r: r["build"]["peak_rss_mb"])
+    row("index size, MB", lambda r: r["build"]["index_mb"])
+    row("open the index, s", lambda r: r["measure"]["open_s"])
+    row("open + first search, s", lambda r: r["measure"]["open_and_first_search_s"])
+    row(
+        "`pdfindex serve` RSS after start-up, MB", lambda r: r["measure"]["serve"]["after_start_mb"]
+    )
+    row(
+        "`pdfindex serve` RSS after the calls, MB",
+        lambda r: r["measure"]["serve"]["after_calls_mb"],
+    )
+    row(
+        "live index RSS (measuring process), MB",
+        lambda r: r["measure"]["new_file_searchable"]["rss_mb_while_live"],
+    )
+    row("live start-up scan, s", lambda r: r["measure"]["new_file_searchable"]["startup_scan_s"])
+    row("new file → first hit, median s", lambda r: r["measure"]["new_file_searchable"]["median_s"])
+    row("new file → first hit, max s", lambda r: r["measure"]["new_file_searchable"]["max_s"])
+    row("one-file commit, median s", lambda r: r["measure"]["one_file_commit"]["median_s"])
+    row(
+        "load average (1, 5, 15 min) after",
+        lambda r: ", ".join(f"{v:.1f}" for v in r["measure"]["loadavg"]),
+    )
+    kinds = kind_names(runs)
+    lines += ["", "## Query latency, p50 / p95 ms (matches)", "", f"| query | {head} |", rule]
+    for kind in kinds:
+        values = []
+        for engine, pages in columns:
+            q = runs[engine][pages].get("measure", {}).get("queries", {}).get(kind)
+            values.append(f"{q['p50_ms']:.1f} / {q['p95_ms']:.1f} ({q['count']:,})" if q else "–")
+        lines.append(f"| {kind} | {' | '.join(values)} |")
+    return lines
+
+
+def kind_names(runs: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
+    kinds: list[str] = []
+    for by_pages in runs.values():
+        for run in by_pages.values():
+            for kind in run.get("measure", {}).get("queries", {}):
+                if kind not in kinds:
+                    kinds.append(kind)
+    return kinds
+
+
+def ascii_label(kind: str) -> str:
+    """The kind without backquotes, a Japanese word named so (the plot's font lacks it)."""
+    text = kind.replace("`", "")
+    if text.isascii():
+        return text
+    return "".join(c for c in text if c.isascii()).strip() + " (Japanese)"
+
+
+def plot(runs: dict[str, dict[int, dict[str, Any]]], target: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = kind_names(runs)
+    figure, axes = plt.subplots(1, len(runs), figsize=(7 * len(runs), 6), squeeze=False)
+    for axis, (engine, by_pages) in zip(axes[0], runs.items(), strict=True):
+        for kind in kinds:
+            points = [
+                (pages, run["measure"]["queries"][kind]["p50_ms"])
+                for pages, run in sorted(by_pages.items())
+                if kind in run.get("measure", {}).get("queries", {})
+            ]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                axis.plot(xs, ys, marker="o", label=ascii_label(kind))
+        axis.axhline(20, color="grey", linestyle="--", linewidth=1)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("pages")
+        axis.set_ylabel("p50 latency, ms")
+        axis.set_title(engine)
+        axis.grid(True, which="both", alpha=0.3)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    figure.tight_layout()
+    figure.savefig(target, dpi=110)
+
+
+def write_report(folder: Path, name: str) -> None:
+    runs = gather(folder)
+    out = folder / name
+    out.with_suffix(".json").write_text(
+        json.dumps({e: {str(p): r for p, r in v.items()} for e, v in runs.items()}, indent=2)
+        + "\n",
+        encoding="utf-8",
+    )
+    analysis = folder / "analysis.md"
+    text = analysis.read_text(encoding="utf-8").rstrip() + "\n\n" if analysis.exists() else ""
+    out.with_suffix(".md").write_text(text + "\n".join(tables(runs)) + "\n", encoding="utf-8")
+    plot(runs, out.with_suffix(".png"))
