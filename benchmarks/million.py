@@ -308,7 +308,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "rss_opened_mb": round(rss_mb() - before),
     }
     try:
-        record = index.find_record(f"{marker(0)}/{DOCUMENT}")
+        record = index.find_record(f"{marker(0)}/{args.document}")
         cases, _ = query_cases(index, record.slug, record.path)
         result["document"] = record.path
         result["queries"] = {}
@@ -354,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     measure_cmd.add_argument("--live-runs", type=int, default=5)
     measure_cmd.add_argument("--quiet", type=float, default=1.0, help="the watcher's quiet s")
     measure_cmd.add_argument("--no-serve", action="store_true", help="skip the serve process")
+    measure_cmd.add_argument("--document", default=DOCUMENT, help="a long document's path stem")
     report_cmd = commands.add_parser("report")
     report_cmd.add_argument("folder", type=Path)
     report_cmd.add_argument("--name", default="million")

@@ -113,6 +113,7 @@ def plot(runs: dict[str, dict[int, dict[str, Any]]], target: Path) -> None:
     kinds = kind_names(runs)
     figure, axes = plt.subplots(1, len(runs), figsize=(7 * len(runs), 6), squeeze=False)
     for axis, (engine, by_pages) in zip(axes[0], runs.items(), strict=True):
+        axis.set_prop_cycle(color=plt.cm.tab20.colors[: len(kinds)])  # type: ignore[attr-defined]
         for kind in kinds:
             points = [
                 (pages, run["measure"]["queries"][kind]["p50_ms"])
