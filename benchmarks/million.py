@@ -81,10 +81,15 @@ def load_base(
 
 
 def copies(
-    base: list[tuple[FileRecord, list[str], list[str]]], target: int, files: Path, base_files: Path
+    base: list[tuple[FileRecord, list[str], list[str]]],
+    target: int,
+    files: Path,
+    base_files: Path,
+    start: int = 0,
 ) -> Any:
     """(record, pages, index text) of copy after copy until `target` pages, each file
-    hard-linked under files/copyNNNNN/ (made when missing)."""
+    hard-linked under files/copyNNNNN/ (made when missing); the files of the first `start`
+    pages are skipped (an earlier build of the same sequence wrote them)."""
     taken: set[str] = set()
     total, copy = 0, 0
     while total < target:
@@ -93,6 +98,10 @@ def copies(
             if total >= target:
                 return
             path = f"{word}/{record.path}"
+            if total < start:
+                taken.add(assign_slug(path, taken))
+                total += len(pages)
+                continue
             link = files / path
             if not link.exists():
                 link.parent.mkdir(parents=True, exist_ok=True)
@@ -131,11 +140,12 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     files = args.root / "files"
     files.mkdir(parents=True, exist_ok=True)
     index = PdfIndex(settings)
+    start = index.stats()["pages"] if args.append else 0
     pages = documents = 0
     begin = time.perf_counter()
     try:
-        with index.engine.writer(timeout=60, clear=True) as writer:
-            for record, stored, indexed in copies(base, args.pages, files, base_files):
+        with index.engine.writer(timeout=60, clear=not args.append) as writer:
+            for record, stored, indexed in copies(base, args.pages, files, base_files, start):
                 writer.add_file(record, stored, indexed)
                 pages += len(stored)
                 documents += 1
@@ -148,12 +158,13 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         index.close()
     result = {
         "engine": args.engine,
-        "pages": pages,
+        "pages": start + pages,
+        "appended_to": start,
         "files": documents,
         "base_files": len(base),
         "base_pages": base_pages,
         "build_s": round(seconds, 1),
-        "pages_per_s": round(pages / seconds),
+        "pages_per_s": round(pages / seconds),  # of the pages this run wrote
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "base_read_s": round(loaded, 1),
         "index_mb": round(size / 1e6, 1),
@@ -348,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     build_cmd.add_argument("--base-engine", default="tantivy", help="the base root's engine")
     build_cmd.add_argument("--base-files", type=Path, help="its files folder (BASE/files)")
     build_cmd.add_argument("--pages", type=int, default=1_000_000)
+    build_cmd.add_argument(
+        "--append", action="store_true", help="add to ROOT's index up to --pages (same sequence)"
+    )
     measure_cmd = commands.choices["measure"]
     measure_cmd.add_argument("--runs", type=int, default=20)
     measure_cmd.add_argument("--commits", type=int, default=5)
