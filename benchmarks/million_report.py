@@ -76,13 +76,22 @@ def tables(runs: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
         lambda r: ", ".join(f"{v:.1f}" for v in r["measure"]["loadavg"]),
     )
     kinds = kind_names(runs)
-    lines += ["", "## Query latency, p50 / p95 ms (matches)", "", f"| query | {head} |", rule]
-    for kind in kinds:
-        values = []
-        for engine, pages in columns:
-            q = runs[engine][pages].get("measure", {}).get("queries", {}).get(kind)
-            values.append(f"{q['p50_ms']:.1f} / {q['p95_ms']:.1f} ({q['count']:,})" if q else "–")
-        lines.append(f"| {kind} | {' | '.join(values)} |")
+    for key, title in (
+        ("p50", "wall p50 / p95 ms (matches)"),
+        ("cpu_p50", "CPU time of the process, p50 / p95 ms"),
+    ):
+        lines += ["", f"## Query latency, {title}", "", f"| query | {head} |", rule]
+        for kind in kinds:
+            values = []
+            for engine, pages in columns:
+                q = runs[engine][pages].get("measure", {}).get("queries", {}).get(kind)
+                if not q or f"{key}_ms" not in q:
+                    values.append("–")
+                    continue
+                high = q[f"{key.replace('50', '95')}_ms"]
+                count = f" ({q['count']:,})" if key == "p50" else ""
+                values.append(f"{q[f'{key}_ms']:.1f} / {high:.1f}{count}")
+            lines.append(f"| {kind} | {' | '.join(values)} |")
     return lines
 
 
@@ -111,26 +120,27 @@ def plot(runs: dict[str, dict[int, dict[str, Any]]], target: Path) -> None:
     import matplotlib.pyplot as plt
 
     kinds = kind_names(runs)
-    figure, axes = plt.subplots(1, len(runs), figsize=(7 * len(runs), 6), squeeze=False)
-    for axis, (engine, by_pages) in zip(axes[0], runs.items(), strict=True):
-        axis.set_prop_cycle(color=plt.cm.tab20.colors[: len(kinds)])  # type: ignore[attr-defined]
-        for kind in kinds:
-            points = [
-                (pages, run["measure"]["queries"][kind]["p50_ms"])
-                for pages, run in sorted(by_pages.items())
-                if kind in run.get("measure", {}).get("queries", {})
-            ]
-            if points:
-                xs, ys = zip(*points, strict=True)
-                axis.plot(xs, ys, marker="o", label=ascii_label(kind))
-        axis.axhline(20, color="grey", linestyle="--", linewidth=1)
-        axis.set_xscale("log")
-        axis.set_yscale("log")
-        axis.set_xlabel("pages")
-        axis.set_ylabel("p50 latency, ms")
-        axis.set_title(engine)
-        axis.grid(True, which="both", alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+    figure, axes = plt.subplots(2, len(runs), figsize=(7 * len(runs), 11), squeeze=False)
+    for row, (key, what) in enumerate((("p50_ms", "wall"), ("cpu_p50_ms", "CPU time"))):
+        for axis, (engine, by_pages) in zip(axes[row], runs.items(), strict=True):
+            axis.set_prop_cycle(color=plt.cm.tab20.colors[: len(kinds)])  # type: ignore[attr-defined]
+            for kind in kinds:
+                points = [
+                    (pages, run["measure"]["queries"][kind][key])
+                    for pages, run in sorted(by_pages.items())
+                    if key in run.get("measure", {}).get("queries", {}).get(kind, {})
+                ]
+                if points:
+                    xs, ys = zip(*points, strict=True)
+                    axis.plot(xs, ys, marker="o", label=ascii_label(kind))
+            axis.axhline(20, color="grey", linestyle="--", linewidth=1)
+            axis.set_xscale("log")
+            axis.set_yscale("log")
+            axis.set_xlabel("pages")
+            axis.set_ylabel(f"p50 latency ({what}), ms")
+            axis.set_title(f"{engine}: p50 {what}")
+            axis.grid(True, which="both", alpha=0.3)
+        axes[row][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
     figure.tight_layout()
     figure.savefig(target, dpi=110)
 
