@@ -52,6 +52,8 @@ def tables(runs: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
     row("files", lambda r: r["build"]["files"])
     row("build (writer + commit), s", lambda r: r["build"]["build_s"])
     row("build, pages/s", lambda r: r["build"]["pages_per_s"])
+    row("build, CPU s of the building process", lambda r: r["build"].get("cpu_s"))
+    row("pages before this build (an appended stage)", lambda r: r["build"].get("appended_to"))
     row("build process peak RSS, MB", lambda r: r["build"]["peak_rss_mb"])
     row("index size, MB", lambda r: r["build"]["index_mb"])
     row("open the index, s", lambda r: r["measure"]["open_s"])
