@@ -153,10 +153,13 @@ class Engine(Protocol):
         any_of: list[list[str]] | None = None,
         path: str | None = None,
         phrases: list[list[str]] | None = None,
+        pieces: list[str] | None = None,
     ) -> PageCandidates:
         """Pages holding all `terms`, a word starting with each of `prefixes`, one word of
         each group in `any_of` and each phrase, of one document (`slug`) or under `path`
-        (a file, or a folder ending in '/'); unscored."""
+        (a file, or a folder ending in '/'); unscored. `pieces`
+        (pdfindex.text.substrings.query_pieces) are strings each page's plain form holds:
+        an engine with n-grams narrows by them, any other may ignore them."""
         ...
 
     def ranked(

@@ -21,6 +21,7 @@ from pdfindex.search.textmatch import (
     required_terms,
     to_original,
 )
+from pdfindex.text.substrings import query_pieces
 
 MAX_LIMIT = 1000
 # Words of a phrase the index checks (a longer phrase's first words keep every page it can
@@ -55,6 +56,7 @@ def exact_search(
         terms=terms,
         prefixes=prefixes,
         phrases=[phrase[:MAX_PHRASE_WORDS] for phrase in required_phrases(query)],
+        pieces=query_pieces(query),
     )
     matches: list[ExactMatch] = []
     for ref in found.refs:

@@ -27,10 +27,10 @@ CJK_RANGES = (
     ("\uff65", "\uff9f"),  # half-width katakana
     ("\U00020000", "\U0003ffff"),  # extensions B and later
 )
-_CJK_CLASS = "".join(f"{low}-{high}" for low, high in CJK_RANGES)
+CJK_CLASS = "".join(f"{low}-{high}" for low, high in CJK_RANGES)
 # A run of word characters but CJK ones, or one word character (then a CJK one).
-_WORD = re.compile(rf"[^\W{_CJK_CLASS}]+|\w")
-_CJK = re.compile(f"[{_CJK_CLASS}]")
+_WORD = re.compile(rf"[^\W{CJK_CLASS}]+|\w")
+_CJK = re.compile(f"[{CJK_CLASS}]")
 # The same split for the engines' own tokenizers: Tantivy's (Rust's regex crate) reads the
 # ranges as \x{…}; Whoosh's uses WORD_PATTERN as it is.
 WORD_PATTERN = _WORD.pattern

@@ -215,6 +215,7 @@ class PostgresEngine:
         any_of: list[list[str]] | None = None,
         path: str | None = None,
         phrases: list[list[str]] | None = None,
+        pieces: list[str] | None = None,
     ) -> PostgresCandidates:
         nodes = candidate_nodes(terms, prefixes, any_of, phrases)
         conditions: list[str] = []

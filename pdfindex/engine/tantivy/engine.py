@@ -23,6 +23,7 @@ from pdfindex.engine.tantivy.compiler import compile_query
 from pdfindex.engine.tantivy.schema import (
     ELEMENT,
     FILE,
+    GRAM_FIELD,
     PAGE,
     STEM_FIELD,
     STEMMER,
@@ -33,6 +34,7 @@ from pdfindex.engine.tantivy.schema import (
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import ElementRecord, FileRecord, PageHit, PageRef
+from pdfindex.text.substrings import grams, plain_form
 from pdfindex.text.words import stem_candidates, word_set
 
 # What the writer buffers before it writes a segment: the most of the builder's memory that
@@ -138,10 +140,16 @@ class TantivyEngine(OneFolder):
         any_of: list[list[str]] | None = None,
         path: str | None = None,
         phrases: list[list[str]] | None = None,
+        pieces: list[str] | None = None,
     ) -> TantivyCandidates:
         nodes = candidate_nodes(terms, prefixes, any_of, phrases)
         clauses = [
             (Occur.Must, compile_query(node, self._schema, {"content": 1.0})) for node in nodes
+        ]
+        clauses += [
+            (Occur.Must, self._term(GRAM_FIELD, gram))
+            for piece in pieces or []
+            for gram in grams(piece)
         ]
         clauses.append((Occur.Must, self._term("kind", PAGE)))
         if slug is not None:
@@ -432,7 +440,9 @@ class TantivyWriter(OneFolderWriter):
         self.changed = True
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             fields = {"page": number, "content": indexed, STEM_FIELD: indexed}
-            self._raw.add_document(self._document(PAGE, record, **fields, text=text.encode()))
+            document = self._document(PAGE, record, **fields, text=text.encode())
+            document.add_text(GRAM_FIELD, plain_form(text))
+            self._raw.add_document(document)
         self._add_record(record)
 
     def replace_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:

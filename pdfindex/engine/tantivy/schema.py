@@ -24,17 +24,21 @@ from pdfindex.engine.formats import (
     stored_format,
     try_exclusive,
 )
+from pdfindex.text.substrings import GRAM
 from pdfindex.text.words import RUST_WORD_PATTERN
 
 # 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); 3: path
 # and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
 # pages' line counts (a regex reads only the pages it can match); 6: each Chinese or
-# Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN). An older index is started
-# empty and refilled from the extraction cache.
-FORMAT_VERSION = 6
+# Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN); 7: the page's character
+# trigrams (pdfindex.text.substrings), for exact search. An older index is started empty and
+# refilled from the extraction cache.
+FORMAT_VERSION = 7
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
+GRAM_TOKENIZER = "pdfindex_grams"
+GRAM_FIELD = "grams"  # the page's plain form cut in character n-grams: exact search only
 WRITER_LOCK = ".tantivy-writer.lock"  # Tantivy's own: held, no writer can start
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
 STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranking only
@@ -67,6 +71,9 @@ def make_schema() -> tantivy.Schema:
     builder.add_text_field("content", tokenizer_name=TOKENIZER, index_option="position")
     # No positions: it ranks words, never phrases.
     builder.add_text_field(STEM_FIELD, tokenizer_name=STEM_TOKENIZER, index_option="freq")
+    # Which pages hold an n-gram, not how often or where: exact search narrows by it and
+    # reads the page to confirm, so positions would only grow the index.
+    builder.add_text_field(GRAM_FIELD, tokenizer_name=GRAM_TOKENIZER, index_option="basic")
     builder.add_bytes_field("text", stored=True)  # the page text as extracted (UTF-8)
     builder.add_bytes_field("record", stored=True)  # catalog record or element, as JSON
     builder.add_text_field("etype", **raw)
@@ -117,6 +124,8 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
     analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(RUST_WORD_PATTERN)).build()
     index.register_tokenizer(TOKENIZER, analyzer)
     index.register_tokenizer(STEM_TOKENIZER, STEMMER)
+    grams = tantivy.Tokenizer.ngram(min_gram=GRAM, max_gram=GRAM, prefix_only=False)
+    index.register_tokenizer(GRAM_TOKENIZER, tantivy.TextAnalyzerBuilder(grams).build())
     recovered = problem if problem not in (None, _MISSING, _OLDER) else None
     return Opened(index, schema, recovered)
 

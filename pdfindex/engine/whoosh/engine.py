@@ -115,6 +115,7 @@ class WhooshEngine(OneFolder):
         any_of: list[list[str]] | None = None,
         path: str | None = None,
         phrases: list[list[str]] | None = None,
+        pieces: list[str] | None = None,
     ) -> WhooshCandidates:
         s = self._searcher()
         # Only pages have content terms and a slug term (catalog records have neither),

@@ -1,0 +1,52 @@
+"""Character n-grams for exact search: what the index keeps of a page so that a substring
+query finds its candidate pages without reading any (issue 30).
+
+Page and query meet in one *plain form*: casefolded, each hyphen that ends a line removed
+with its line break (`architec-\\nture` is `architecture`), a line break between two
+Chinese or Japanese characters removed, each whitespace run one space. Exact search's
+rules (pdfindex.search.textmatch) let the text differ from the query only by such breaks
+inside the match and by the width of its whitespace, so a page whose text matches a query
+holds each of the query's *pieces* in its plain form: the query's runs cut at hyphens and
+at whitespace next to a hyphen or a CJK character (where a break may vanish or differ).
+Each piece's overlapping n-grams are then index words a matching page must have: the
+candidates are a superset of the matches, and a string that no page has costs a lookup.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pdfindex.text.index import HYPHENS, LINE_BREAK
+from pdfindex.text.words import CJK_CLASS, normalize_query
+
+GRAM = 3  # characters of an n-gram: 2 narrow too little, 4 triple the distinct grams
+_HYPHEN_BREAK = re.compile(f"[{HYPHENS}]{LINE_BREAK}")
+_CJK_BREAK = re.compile(f"(?<=[{CJK_CLASS}])[{HYPHENS}]?{LINE_BREAK}(?=[{CJK_CLASS}])")
+_SPACE = re.compile(r"\s+")
+# Where a query is cut: hyphens, and whitespace (with any hyphens) next to a hyphen or CJK.
+_CUT = re.compile(
+    rf"[{HYPHENS}\s]*[{HYPHENS}][{HYPHENS}\s]*"
+    rf"|(?<=[{CJK_CLASS}])\s+|\s+(?=[{CJK_CLASS}])"
+)
+
+
+def plain_form(text: str) -> str:
+    """A page's text as its n-grams are taken: see the module docstring."""
+    folded = text.lower() if text.isascii() else text.casefold()
+    joined = _HYPHEN_BREAK.sub("", folded)
+    if not joined.isascii():
+        joined = _CJK_BREAK.sub("", joined)
+    return _SPACE.sub(" ", joined)
+
+
+def query_pieces(query: str) -> list[str]:
+    """The pieces of an exact query that every matching page's plain form contains,
+    longest first; those shorter than a gram narrow nothing and are left out."""
+    folded = normalize_query(query).casefold()
+    pieces = {_SPACE.sub(" ", p).strip() for p in _CUT.split(folded)}
+    return sorted((p for p in pieces if len(p) >= GRAM), key=lambda p: (-len(p), p))
+
+
+def grams(piece: str) -> list[str]:
+    """A piece's distinct n-grams, as the index's n-gram tokenizer cuts them."""
+    return sorted({piece[i : i + GRAM] for i in range(len(piece) - GRAM + 1)})
