@@ -7,7 +7,8 @@ per-copy marker word, fed to an engine's writer, then measured as a user meets i
 
 BASE is an indexed project root (e.g. `pdfindex reindex --root BASE --files-dir
 CORPUS/full`, plus `huge/` from benchmarks/huge_corpus.sh when wanted): its catalog
-records and stored page texts are the base, read once. `build` lays ROOT/files/copyNNNNN/
+records and stored page texts are the base, read once. (Opening it with a pdfindex of
+another index format starts it empty: reindex BASE after such a change.) `build` lays ROOT/files/copyNNNNN/
 as hard links to the base's files (so a live index over ROOT finds every catalogued file
 unchanged on disk) and writes copy after copy through `EngineWriter.add_file` in one
 writer, each page with the word `copyNNNNN` on a line of its own (and a content hash of
@@ -134,6 +135,8 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     base_files = args.base_files or args.base / "files"
     base = load_base(args.base, args.base_engine, base_files)
     base_pages = sum(len(p) for _, p, _ in base)
+    if not base_pages:  # e.g. a base of another index format, started empty on opening
+        raise SystemExit(f"the base root {args.base} holds no pages: index it first")
     loaded = time.perf_counter() - started
     log(f"base: {len(base)} files, {base_pages} pages, read in {loaded:.1f} s, {rss_mb():.0f} MB")
     settings = settings_for(args.root, args.engine, args.database_url)
