@@ -8,14 +8,15 @@ per-copy marker word, fed to an engine's writer, then measured as a user meets i
 BASE is an indexed project root (e.g. `pdfindex reindex --root BASE --files-dir
 CORPUS/full`, plus `huge/` from benchmarks/huge_corpus.sh when wanted): its catalog
 records and stored page texts are the base, read once. (Opening it with a pdfindex of
-another index format starts it empty: reindex BASE after such a change.) `build` lays ROOT/files/copyNNNNN/
-as hard links to the base's files (so a live index over ROOT finds every catalogued file
-unchanged on disk) and writes copy after copy through `EngineWriter.add_file` in one
-writer, each page with the word `copyNNNNN` on a line of its own (and a content hash of
-its own), until `--pages`: no extraction, so the build measures the engine. `measure`
-times opening the index, every query kind of benchmarks.engine_table (p50/p95), the
-memory of a `pdfindex serve` process, a one-file commit, and a new PDF landing in the
-files folder until search finds it while a live index serves (`pdfindex serve`'s way).
+another index format starts it empty: reindex BASE after such a change.) `build` lays
+ROOT/files/copyNNNNN/ as hard links to the base's files (so a live index over ROOT finds
+every catalogued file unchanged on disk) and writes copy after copy through
+`EngineWriter.add_file` in one writer, each page with the word `copyNNNNN` on a line of
+its own (and a content hash of its own), until `--pages`: no extraction, so the build
+measures the engine. `measure` times opening the index, every query kind of
+benchmarks.engine_table (p50/p95), the memory of a `pdfindex serve` process, a one-file
+commit, and a new PDF landing in the files folder until search finds it while a live
+index serves (`pdfindex serve`'s way).
 """
 
 from __future__ import annotations
