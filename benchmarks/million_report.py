@@ -20,7 +20,7 @@ def gather(folder: Path) -> dict[str, Any]:
         runs.setdefault(engine, {}).setdefault(int(pages), {})[kind] = json.loads(
             path.read_text(encoding="utf-8")
         )
-    return runs
+    return {e: runs[e] for e in sorted(runs, key=lambda e: (e.startswith("postgres"), e))}
 
 
 def cell(value: Any, unit: str = "") -> str:
@@ -35,7 +35,7 @@ def cell(value: Any, unit: str = "") -> str:
 
 def tables(runs: dict[str, dict[int, dict[str, Any]]]) -> list[str]:
     columns = [(e, p) for e in runs for p in sorted(runs[e])]
-    head = " | ".join(f"{e} {p // 1000:,}k" for e, p in columns)
+    head = " | ".join(f"{e} {round(p / 1000):,}k" for e, p in columns)
     rule = "|---|" + "---:|" * len(columns)
     lines = ["## Build and serving", "", f"| figure | {head} |", rule]
 
@@ -137,6 +137,7 @@ def plot(runs: dict[str, dict[int, dict[str, Any]]], target: Path) -> None:
                     axis.plot(xs, ys, marker="o", label=ascii_label(kind))
             axis.axhline(20, color="grey", linestyle="--", linewidth=1)
             axis.set_xscale("log")
+            axis.set_xlim(30_000, 1_500_000)  # every panel over the same sizes
             axis.set_yscale("log")
             axis.set_xlabel("pages")
             axis.set_ylabel(f"p50 latency ({what}), ms")
