@@ -30,10 +30,12 @@ def test_a_tiny_million_builds_measures_and_reports(tmp_path: Path) -> None:
     index.close()  # 40 pages: 200 is five copies
 
     root, out = tmp_path / "scaled", tmp_path / "results"
-    assert main(["build", str(root), "--base", str(base), "--pages", "200",
+    assert main(["build", str(root), "--base", str(base), "--pages", "120"]) == 0
+    # grown along the same sequence: copies 3 and 4 are added, the first three kept
+    assert main(["build", str(root), "--base", str(base), "--pages", "200", "--append",
                  "--out", str(out / "build-tantivy-200.json")]) == 0  # fmt: skip
     built = json.loads((out / "build-tantivy-200.json").read_text())
-    assert (built["pages"], built["files"], built["base_pages"]) == (200, 25, 40)
+    assert (built["pages"], built["appended_to"], built["files"]) == (200, 120, 10)
     assert sorted(p.name for p in (root / "files").iterdir())[-1] == "copy00004"
     # the hard links are the base's files: a live index finds every one unchanged
     assert (root / "files/copy00003/doc1.pdf").stat().st_ino == (files / "doc1.pdf").stat().st_ino
