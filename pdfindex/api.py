@@ -1,23 +1,22 @@
 """The library front: one object that the CLI and the MCP server both drive.
 
-The indexer (and with it the extraction and element-detection code) and the live updater
-load on first use, so a process that only searches (`pdfindex search`) starts fast.
+The indexer (and with it the extraction and element-detection code), the live updater,
+the adapter registry, the document resolver (rapidfuzz), exact search and the page
+workers (multiprocessing) load on first use, so a process that only searches (`pdfindex
+search`) starts fast: tests/test_cli_imports.py lists what it must not load.
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pdfindex import names
 from pdfindex.config import Settings
 from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, open_engine
@@ -29,32 +28,33 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
-from pdfindex.extract.adapters import adapter_name_for, check_custom, supported_extensions
-from pdfindex.indexer.sources import (
-    Scope,
-    folder_figures,
-    root_relative,
-    scope_of,
-    split_named,
-)
-from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
-from pdfindex.models import ElementsState, ExactMatch, FileRecord, FileStatus, PageHit, Summary
+from pdfindex.models import ExactMatch, FileRecord, FileStatus, PageHit, Summary
 from pdfindex.paths import check_extra_folders, check_folders, relative_posix, resolve_inside
-from pdfindex.query import Node
-from pdfindex.search.exact import MAX_LIMIT, exact_search
 from pdfindex.search.pages import page_range, parse_pages
 from pdfindex.search.ranked import ranked_pages, ranked_search
-from pdfindex.workers import IsolatedCalls
 
 if TYPE_CHECKING:
+    import logging
+
     from pdfindex.extract.cache import ExtractionCache
     from pdfindex.indexer.live import LiveIndex
     from pdfindex.indexer.progress import Progress, Step
+    from pdfindex.indexer.sources import Scope
     from pdfindex.indexer.update import Indexer
+    from pdfindex.query import Node
     from pdfindex.semantic.library import Semantic
     from pdfindex.semantic.rerank import Reranker
+    from pdfindex.workers import IsolatedCalls
 
-log = logging.getLogger(__name__)
+
+def _log() -> logging.Logger:
+    """This module's logger: logging (~3 ms to load) loads only when there is
+    something to log, never in a search."""
+    import logging
+
+    return logging.getLogger(__name__)
+
+
 T = TypeVar("T")
 
 
@@ -68,7 +68,10 @@ class PdfIndex:
         self.settings = settings
         check_folders(settings.root, settings.files_dir, settings.index_dir)
         check_extra_folders(settings.files_dir, settings.index_dir, settings.folders)
-        check_custom(settings.custom_adapters)
+        if settings.custom_adapters:  # the adapter registry loads only to check them
+            from pdfindex.extract.adapters import check_custom
+
+            check_custom(settings.custom_adapters)
         try:
             settings.index_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -86,18 +89,14 @@ class PdfIndex:
         self._derived_catalog: dict[str, FileRecord] = {}
         self._derived_generation = -1
         self._derived_lock = threading.Lock()
-        # Killable processes that render and convert pages (started on first use).
-        self.isolated = IsolatedCalls(
-            PAGE_WORKERS,
-            worker_memory_mb(settings.memory_mb, settings.worker_count),
-            preload=("pdfindex.extract.adapters.pdfium",),
-        )
+        self._pages: tuple[int, int] = (-1, 0)  # (generation, indexed pages) of pages()
+        self._isolated: IsolatedCalls | None = None
         damage = self.engine.recovered
         if damage and rebuild:
             self._rebuild(damage)
         elif damage:
-            log.warning(
-                "the index in %s was damaged (%s): started it empty; the start-up scan "
+            _log().warning(
+                "the index in %s was damaged or older (%s): started it empty; the start-up scan "
                 "refills it from the extraction cache",
                 settings.index_dir / self.engine.name,
                 damage,
@@ -110,12 +109,12 @@ class PdfIndex:
         try:
             summary = self.reindex()
         except IndexLocked:  # another process opened it first and is refilling it
-            log.warning(
+            _log().warning(
                 "the index in %s was damaged (%s): another process is rebuilding it", where, damage
             )
             return
-        log.warning(
-            "the index in %s was damaged (%s): rebuilt it (%d files: %d pages from the "
+        _log().warning(
+            "the index in %s was damaged or older (%s): rebuilt it (%d files: %d pages from the "
             "extraction cache, %d parsed)",
             where,
             damage,
@@ -123,6 +122,25 @@ class PdfIndex:
             summary.from_cache,
             summary.parsed,
         )
+
+    @property
+    def isolated(self) -> IsolatedCalls:
+        """Killable processes that render and convert pages, made on first use (their
+        workers start at the first call): a search never loads multiprocessing."""
+        if self._isolated is None:
+            from pdfindex.memory import PAGE_WORKERS, worker_memory_mb
+            from pdfindex.workers import IsolatedCalls
+
+            self._isolated = IsolatedCalls(
+                PAGE_WORKERS,
+                worker_memory_mb(self.settings.memory_mb, self.settings.worker_count),
+                preload=("pdfindex.extract.adapters.pdfium",),
+            )
+        return self._isolated
+
+    @isolated.setter
+    def isolated(self, pool: IsolatedCalls) -> None:
+        self._isolated = pool
 
     @property
     def cache(self) -> ExtractionCache:
@@ -221,7 +239,8 @@ class PdfIndex:
     def close(self) -> None:
         if self._semantic is not None:
             self._semantic.stop()
-        self.isolated.close()
+        if self._isolated is not None:
+            self._isolated.close()
         self.engine.close()
 
     # -- indexing ------------------------------------------------------------------
@@ -261,8 +280,20 @@ class PdfIndex:
             value: T = self._derived[key]
             return value
 
+    def pages(self) -> int:
+        """The pages of the library (as `stats` counts them: its ok and empty records'),
+        counted by the engine without reading the catalog, once per index generation."""
+        generation = self.engine.generation()
+        known, count = self._pages
+        if generation < 0 or generation != known:
+            count = self.engine.indexed_pages()
+            self._pages = (generation, count)
+        return count
+
     def stats(self) -> dict[str, Any]:
-        figures = self.per_generation("stats", _catalog_figures)
+        from pdfindex.indexer.figures import catalog_figures
+
+        figures = self.per_generation("stats", catalog_figures)
         last = figures["last"]
         return {
             "documents": figures["documents"],
@@ -300,7 +331,9 @@ class PdfIndex:
 
     def ocr_status(self, records: Iterable[FileRecord]) -> dict[str, Any]:
         """OCR in one place (not per page): can it run, what it read, what it could not."""
-        return self._ocr_status(_ocr_counts(records))
+        from pdfindex.indexer.figures import ocr_counts
+
+        return self._ocr_status(ocr_counts(records))
 
     def _ocr_status(self, counts: tuple[int, int, int]) -> dict[str, Any]:
         """ocr_status from the records' (pages read, pages not read, files not read)."""
@@ -362,6 +395,8 @@ class PdfIndex:
 
     def scope(self) -> Scope:
         """This folder's source in the library, and the library's other named sources."""
+        from pdfindex.indexer.sources import scope_of
+
         also = set(self.settings.source_folders)
         return scope_of(self.settings.source, self.engine, also, set(self.folders))
 
@@ -375,10 +410,14 @@ class PdfIndex:
 
     def folder_figures(self, by_folder: dict[str, tuple[int, int]]) -> list[dict[str, Any]]:
         """Each folder this process indexes, with its documents and pages."""
+        from pdfindex.indexer.sources import folder_figures
+
         return folder_figures(self.settings, self.folders, self.scope(), by_folder)
 
     def _place(self, user_path: str) -> tuple[Path | None, str]:
         """(real path or None where its source's folder is unknown here, library path)."""
+        from pdfindex.indexer.sources import root_relative, split_named
+
         files = self.settings.files_dir
         folders = {**self.settings.source_folders, **self.folders}
         scope = self.scope()
@@ -410,6 +449,8 @@ class PdfIndex:
     def find_record(self, name: str) -> FileRecord:
         """A document by any of its names (pdfindex.names); an unknown name gets the
         closest names in the error."""
+        from pdfindex import names
+
         record = names.lookup(self, name.strip())
         if record is not None:
             return record
@@ -430,11 +471,16 @@ class PdfIndex:
 
     def reads(self) -> tuple[str, ...]:
         """The extensions read here: the adapter registry's and the custom adapters'."""
+        from pdfindex.extract.adapters import supported_extensions
+
         return supported_extensions(self.settings.custom_adapters)
 
     def not_read(self, rel: str) -> str | None:
         """Why the file `rel` is never indexed (a type no adapter reads), in the wording
         of pdfindex.names; None when an adapter reads it."""
+        from pdfindex import names
+        from pdfindex.extract.adapters import adapter_name_for
+
         s = self.settings
         if adapter_name_for(rel, s.extractor, s.custom_adapters) is not None:
             return None
@@ -442,6 +488,8 @@ class PdfIndex:
 
     def is_indexed(self, name: str) -> bool:
         """Whether `name` (as find_record takes it) has a catalog record now."""
+        from pdfindex import names
+
         try:
             return names.lookup(self, name.strip()) is not None
         except PdfIndexError:
@@ -476,6 +524,8 @@ class PdfIndex:
     def exact(
         self, query: str, document: str | None = None, limit: int = 10, context_length: int = 200
     ) -> tuple[list[ExactMatch], bool]:
+        from pdfindex.search.exact import exact_search
+
         slug = self.find_record(document).slug if document else None
         return exact_search(
             self.engine, query, slug=slug, limit=limit, context_length=context_length
@@ -483,6 +533,8 @@ class PdfIndex:
 
     def files_with(self, query: str, document: str | None = None) -> list[str]:
         """Paths of the documents holding an exact occurrence of `query` (grep -l)."""
+        from pdfindex.search.exact import MAX_LIMIT, exact_search
+
         slug = self.find_record(document).slug if document else None
         matches, more = exact_search(
             self.engine, query, slug=slug, limit=MAX_LIMIT, context_length=0
@@ -516,49 +568,6 @@ class PdfIndex:
             shown = " ".join(text[first:last].split())  # a match across lines: one line
             lines.append(f"{m.path}:{m.page}:{shown}")
         return lines
-
-
-def _catalog_figures(catalog: dict[str, FileRecord]) -> dict[str, Any]:
-    """What `stats` says of the catalog, once per index generation."""
-    records = catalog.values()
-    # unsupported (listed, of a type not read) only when there are some
-    by_status = {s: 0 for s in FileStatus if s != FileStatus.UNSUPPORTED}
-    for record in records:
-        by_status[record.status] = by_status.get(record.status, 0) + 1
-    elements: Counter[str] = Counter()  # as summing Counter(r.elements) of each counted:
-    for record in records:  # a kind in the order its first count above zero came
-        elements.update({kind: n for kind, n in record.elements.items() if n > 0})
-    by_folder: dict[str, tuple[int, int]] = {}
-    for record in records:  # documents and pages by first path part: folders' sources
-        head = record.path.partition("/")[0] if "/" in record.path else ""
-        counted = record.pages if record.status in (FileStatus.OK, FileStatus.EMPTY) else 0
-        documents, pages = by_folder.get(head, (0, 0))
-        by_folder[head] = (documents + 1, pages + counted)
-    return {
-        "by_folder": by_folder,
-        "documents": len(catalog),
-        "pages": sum(r.pages for r in records if r.status in (FileStatus.OK, FileStatus.EMPTY)),
-        "by_status": by_status,
-        "problems": [
-            {"path": r.path, "status": r.status, "reason": r.error}
-            for r in sorted(records, key=lambda r: r.path)
-            if r.status not in (FileStatus.OK, FileStatus.UNSUPPORTED)  # counted, not listed
-        ],
-        "last": max((r.indexed_at for r in records), default=None),
-        "ocr": _ocr_counts(records),
-        "elements": dict(elements.most_common()),
-        "elements_pending": sum(1 for r in records if r.elements_state == ElementsState.PENDING),
-    }
-
-
-def _ocr_counts(records: Iterable[FileRecord]) -> tuple[int, int, int]:
-    """(pages read by OCR, image pages not read, files with such pages)."""
-    records = list(records)
-    return (
-        sum(r.ocr_pages for r in records),
-        sum(r.ocr_missing for r in records),
-        sum(1 for r in records if r.ocr_missing),
-    )
 
 
 def _under(source: str, folder: Path, real: Path, own: bool = False) -> str:

@@ -25,9 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rapidfuzz.distance import OSA, Levenshtein
-
-from pdfindex.models import FileRecord, FileStatus, PageHit
+from pdfindex.models import PageHit
 from pdfindex.query import Or, Stem, Term
 from pdfindex.search.ranked import ranked_pages
 from pdfindex.search.understand import content_words, is_natural, understand
@@ -142,13 +140,9 @@ def word_weights(index: PdfIndex, text: str) -> dict[str, tuple[int, float]]:
 
 
 def library_pages(index: PdfIndex) -> int:
-    """The pages of the library (as `stats` counts them), once per index generation."""
-    return index.per_generation("ranking.pages", _searchable_pages)
-
-
-def _searchable_pages(catalog: dict[str, FileRecord]) -> int:
-    readable = (FileStatus.OK, FileStatus.EMPTY)
-    return sum(r.pages for r in catalog.values() if r.status in readable)
+    """The pages of the library (as `stats` counts them), once per index generation,
+    without reading the catalog: `PdfIndex.pages`."""
+    return index.pages()
 
 
 def pages_holding(index: PdfIndex, word: str) -> int:
@@ -180,6 +174,8 @@ def _stem_held(word: str, held: set[str]) -> bool:
 def nearest(index: PdfIndex, word: str) -> list[tuple[str, int]]:
     """The index words closest to `word`, with the pages holding each: fewest edits
     first, then those on most pages."""
+    from rapidfuzz.distance import OSA  # only for a word no page holds: not at start
+
     allowed = max_edits(word)
     if not allowed:
         return []
@@ -193,6 +189,8 @@ def _typo_of(typed: str, word: str) -> bool:
     """Whether `typed` looks like a typo of `word` rather than another word: a letter
     left out, added or swapped with its neighbour. Letters changed in place, with the
     length kept, turn one word into another too often (baking, making; docker, dicker)."""
+    from rapidfuzz.distance import OSA, Levenshtein
+
     if len(typed) != len(word):
         return True
     return OSA.distance(typed, word) < Levenshtein.distance(typed, word)  # a transposition

@@ -63,6 +63,7 @@ DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
 # cache is written, and under serve; the SIGKILL loop, which benchmarks.reliability runs on
 # every embedded engine).
 ONE_PASS = {
+    "test_exact_grams.py",  # Tantivy's n-gram fields, opened by name
     "test_textmatch.py",
     "test_text.py",
     "test_glyphs.py",  # extraction, and exact search of the stored text

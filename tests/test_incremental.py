@@ -27,6 +27,9 @@ def consistent(index: PdfIndex) -> None:
         numbers = sorted(n for p, n in seen if p == path)
         assert numbers == list(range(1, record.pages + 1)), path
     assert {p for p, _ in seen} <= set(catalog)
+    # What ranking counts without the catalog (Engine.indexed_pages) is what stats counts.
+    readable = sum(r.pages for r in catalog.values() if r.status in ("ok", "empty"))
+    assert index.engine.indexed_pages() == len(seen) == readable == index.pages()
     for record in catalog.values():  # elements agree with the record's counts
         kinds = Counter(e["kind"] for e in index.engine.elements(record.slug))
         assert dict(kinds) == record.elements, record.path

@@ -19,6 +19,7 @@ from pdfindex.search.textmatch import (
     to_original,
 )
 from pdfindex.text.index import index_text
+from pdfindex.text.substrings import grams, plain_form, query_pieces
 from pdfindex.text.words import normalize_query, words
 from tests.brute import brute_force
 
@@ -105,6 +106,51 @@ def test_required_terms_are_index_terms_of_every_matching_text(
         tokens = words(index_text(text))
         for phrase in required_phrases(query):
             assert any(tokens[i : i + len(phrase)] == phrase for i in range(len(tokens))), phrase
+
+
+cjk_text_strategy = st.lists(
+    st.sampled_from([*PIECES, "日本", "語", "クラス", "\n", " \n ", "-\n", "　"])
+    | st.text(alphabet=ALPHABET + "日本語クラ", max_size=3),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=cjk_text_strategy, data=st.data())
+@example(text="architec-\nture", data=None)
+def test_query_pieces_are_in_the_plain_form_of_every_matching_text(
+    text: str, data: st.DataObject | None
+) -> None:
+    """Narrowing by n-grams never drops a page that the text scan would match."""
+    query = query_from(text, data) if data is not None else "architecture"
+    assume(query.strip())
+    if fast(text, query):
+        plain = plain_form(text)
+        for piece in query_pieces(query):
+            assert piece in plain, (piece, plain)
+            assert all(gram in plain for gram in grams(piece))
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("architec-\nture", "architecture"),
+        ("e-\n mail", "e- mail"),
+        ("日本\n語", "日本 語"),
+        ("日本 \n 語", "日本語"),
+        ("Note\n\tthat", "note that"),
+        ("STRASSE", "straße"),
+    ],
+)
+def test_query_pieces_edge_cases(text: str, query: str) -> None:
+    assert fast(text, query)
+    assert all(piece in plain_form(text) for piece in query_pieces(query))
+
+
+def test_query_pieces_of_an_absent_string_narrow() -> None:
+    assert query_pieces("Note that") == ["note that"]
+    assert query_pieces("e-mail") == ["mail"]
+    assert query_pieces("ab") == []  # shorter than a gram: narrows nothing
 
 
 @pytest.mark.parametrize(

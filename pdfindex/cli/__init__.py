@@ -3,13 +3,15 @@ method and formats the result (text for people, --json for scripts).
 
 Exit codes: 0 success, 1 a search found nothing, 2 an error (one line on stderr).
 
-Only click and the settings load at start; the index engine, the indexer and the MCP SDK
-load inside the commands that need them, so `--help`, `--version` and `search` start fast.
+Only click and the settings load at start, and only the command that runs builds its
+setting flags (options.SettingsGroup); the index engine, the indexer and the MCP SDK load
+inside the commands that need them, so `--help`, `--version` and `search` start fast
+(tests/test_cli_imports.py lists what a search must not load;
+`python -m benchmarks.cli_startup ROOT` times it).
 """
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -20,6 +22,7 @@ import click
 from pdfindex.cli import terminal
 from pdfindex.cli.options import (
     CliError,
+    SettingsGroup,
     command_settings,
     common_options,
     echo_json,
@@ -30,6 +33,7 @@ from pdfindex.cli.options import (
 )
 from pdfindex.cli.web import web
 from pdfindex.models import FileStatus
+from pdfindex.search.limits import MAX_LIMIT
 
 if TYPE_CHECKING:
     from pdfindex.api import PdfIndex
@@ -38,14 +42,13 @@ if TYPE_CHECKING:
 
 EMPTY_HINT = "0 pages indexed in {index} — run `pdfindex reindex` (or `pdfindex serve`) first"
 SNIPPET_LINES = 3  # a ranked result's snippet on a terminal: 6 results on a 24-line screen
-MAX_LIMIT = 1000  # as pdfindex.search.exact.MAX_LIMIT (not imported: it loads the engine)
 
 
 def _exit_cleanly(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SettingsGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @common_options
 @click.version_option(package_name="pdfindex", prog_name="pdfindex")
 def main() -> None:
@@ -73,6 +76,8 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
     Example (an MCP client's configuration):
       {"command": "pdfindex", "args": ["serve", "--root", "/path/to/project"]}
     """
+    import signal  # serve and watch only: not loaded by a search
+
     # A SIGTERM while the MCP SDK loads (seconds on a busy machine) still exits cleanly;
     # run_server installs its own handler before it starts any thread.
     signal.signal(signal.SIGTERM, _exit_cleanly)
@@ -115,6 +120,8 @@ def watch(ctx: click.Context) -> None:
 
     def terminate(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
+
+    import signal
 
     signal.signal(signal.SIGTERM, terminate)
     live = index.live(on_summary=show, on_step=step).start()
@@ -263,7 +270,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     Example:
       pdfindex stats --json
     """
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     info = index.stats()
     if as_json:
         echo_json(info)
@@ -330,7 +337,7 @@ def list_documents(ctx: click.Context, as_json: bool) -> None:
     Example:
       pdfindex list --json
     """
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     records = index.documents()
     folders = index.folders
     if as_json:
@@ -446,14 +453,16 @@ def search(
             "--pages works with ranked search only; --exact searches whole documents "
             "(narrow with --doc)"
         )
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     if document:
         _check_readable(index.find_record(document))
     if exact:
         found = _exact(index, query, document, limit, files_only, as_json)
     else:
         found = _ranked(index, query, document, pages, limit, as_json)
-    if not found and not index.documents():
+    # An index with pages has documents: the catalog (50 ms at 48,000 pages) is read only
+    # when it has none, to tell an empty index from one of unreadable files.
+    if not found and not index.pages() and not index.documents():
         click.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
     ctx.exit(0 if found else 1)
 
@@ -567,7 +576,7 @@ def extract(ctx: click.Context, file: str, pages: str | None, as_json: bool) -> 
     Example:
       pdfindex extract getting-started --pages 1-2
     """
-    index = open_index(ctx)
+    index = open_index(ctx, one_shot=True)
     _check_readable(index.find_record(file), "printed")
     record, texts = index.page_texts(file, pages)
     if as_json:

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import click
 
-from pdfindex.cli.options import command_settings, common_options, handle_errors, setting_options
+from pdfindex.cli.options import (
+    SettingsCommand,
+    command_settings,
+    common_options,
+    handle_errors,
+    setting_options,
+)
 
 
-@click.command()
+@click.command(cls=SettingsCommand)
 @common_options
 @setting_options("web")
 @click.option(

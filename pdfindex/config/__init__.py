@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import tomllib
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_origin, get_type_hints
@@ -533,6 +532,8 @@ def load_settings(
     toml_values: dict[str, Any] = {}
     toml_file = root_path / "pdfindex.toml"
     if toml_file.is_file():
+        import tomllib  # ~4 ms, for a root that has the file
+
         try:
             toml_values = tomllib.loads(toml_file.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, OSError) as exc:

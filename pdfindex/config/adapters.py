@@ -4,8 +4,6 @@ declared in pdfindex.toml. Here is only the declaration and its checks; running 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +35,9 @@ class CustomAdapter:
     def version(self) -> str:
         """The extraction cache's key part: the command and args, so changing them reads
         the files again."""
+        import hashlib  # here: loading OpenSSL's hashes cost every `pdfindex search` ~2 ms
+        import json
+
         digest = hashlib.sha256(json.dumps([self.command, *self.args]).encode()).hexdigest()
         return f"custom-{self.name}-{digest[:12]}"
 

@@ -138,6 +138,13 @@ class Engine(Protocol):
 
     def record(self, path: str) -> FileRecord | None: ...
 
+    def indexed_pages(self) -> int:
+        """Pages in the index (its page documents), without reading the catalog: the
+        pages of its ok and empty records, each written together with its pages. A new
+        process's first search counts them (ranking's IDF), where decoding the catalog of
+        48,000 pages cost it ~50 ms."""
+        ...
+
     def record_by_slug(self, slug: str) -> FileRecord | None: ...
 
     # -- pages

@@ -9,9 +9,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
 from pdfindex.memory import release_freed_memory
 from pdfindex.models import FileRecord
 
@@ -76,6 +73,9 @@ def within(vocabulary: list[str], word: str, maxdist: int) -> list[str]:
     """Words of `vocabulary` within `maxdist` edits of `word` (a transposition is one
     edit, as in Whoosh). rapidfuzz takes ~4 ms where Whoosh's automaton walk
     (`terms_within`, pure Python) takes ~400 ms on 36,000 words, with the same answer."""
+    from rapidfuzz import process  # loads at the first fuzzy word, not with the engine
+    from rapidfuzz.distance import OSA
+
     found = process.extract(word, vocabulary, scorer=OSA.distance, score_cutoff=maxdist, limit=None)
     return sorted(match for match, _distance, _index in found)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pdfindex import deadline
 from pdfindex.engine import Engine, PageCandidates
-from pdfindex.errors import InvalidQuery
 from pdfindex.models import ExactMatch, PageRef
+from pdfindex.search.limits import MAX_LIMIT, check_range
 from pdfindex.search.textmatch import (
     compile_query,
     find_spans,
@@ -23,16 +23,10 @@ from pdfindex.search.textmatch import (
 )
 from pdfindex.text.substrings import query_pieces
 
-MAX_LIMIT = 1000
 # Words of a phrase the index checks (a longer phrase's first words keep every page it can
 # be on): a 999-word query made Whoosh walk positions for minutes.
 MAX_PHRASE_WORDS = 4
 MAX_CONTEXT = 20_000
-
-
-def check_range(name: str, value: int, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidQuery(f"{name} must be an integer from {low} to {high}, got {value!r}")
 
 
 def exact_search(
@@ -47,16 +41,22 @@ def exact_search(
     check_range("limit", limit, 1, MAX_LIMIT)
     check_range("context_length", context_length, 0, MAX_CONTEXT)
     pattern = compile_query(query)
-    # In one document the slug alone leaves few pages; across documents a prefix helps
-    # only when few words start with it (a prefix like "the" stands for hundreds).
-    prefixes = [] if slug else [p for p in required_prefixes(query) if engine.prefix_is_narrow(p)]
+    # The n-grams of the query's pieces narrow as any prefix would. Without them, in one
+    # document the slug alone leaves few pages; across documents a prefix helps only when
+    # few words start with it (a prefix like "the" stands for hundreds).
+    pieces = query_pieces(query)
+    prefixes = (
+        []
+        if slug or pieces
+        else [p for p in required_prefixes(query) if engine.prefix_is_narrow(p)]
+    )
     terms = required_terms(query) + (required_cjk_words(query) if engine.splits_cjk else [])
     found = engine.candidates(
         slug=slug,
         terms=terms,
         prefixes=prefixes,
         phrases=[phrase[:MAX_PHRASE_WORDS] for phrase in required_phrases(query)],
-        pieces=query_pieces(query),
+        pieces=pieces,
     )
     matches: list[ExactMatch] = []
     for ref in found.refs:

@@ -7,7 +7,7 @@ from pdfindex.engine import Engine, RankedPages
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import ElementRecord, PageHit
 from pdfindex.query import Node, Phrase, Term, leaves, parse
-from pdfindex.search.exact import MAX_LIMIT, check_range
+from pdfindex.search.limits import MAX_LIMIT, check_range
 from pdfindex.search.snippets import phrases_of, snippet
 from pdfindex.search.understand import understand
 from pdfindex.text.words import is_cjk

@@ -15,27 +15,36 @@ candidates are a superset of the matches, and a string that no page has costs a 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from pdfindex.text.index import HYPHENS, LINE_BREAK
 from pdfindex.text.words import CJK_CLASS, normalize_query
 
 GRAM = 3  # characters of an n-gram: 2 narrow too little, 4 triple the distinct grams
-_HYPHEN_BREAK = re.compile(f"[{HYPHENS}]{LINE_BREAK}")
-_CJK_BREAK = re.compile(f"(?<=[{CJK_CLASS}])[{HYPHENS}]?{LINE_BREAK}(?=[{CJK_CLASS}])")
 _SPACE = re.compile(r"\s+")
-# Where a query is cut: hyphens, and whitespace (with any hyphens) next to a hyphen or CJK.
-_CUT = re.compile(
-    rf"[{HYPHENS}\s]*[{HYPHENS}][{HYPHENS}\s]*"
-    rf"|(?<=[{CJK_CLASS}])\s+|\s+(?=[{CJK_CLASS}])"
-)
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The hyphen break, the CJK break and where a query is cut (hyphens, and whitespace,
+    with any hyphens, next to a hyphen or CJK): compiled on first use, as the CJK ranges
+    cost every process that only searches ~5 ms."""
+    hyphen_break = re.compile(f"[{HYPHENS}]{LINE_BREAK}")
+    cjk_break = re.compile(f"(?<=[{CJK_CLASS}])[{HYPHENS}]?{LINE_BREAK}(?=[{CJK_CLASS}])")
+    cut = re.compile(
+        rf"[{HYPHENS}\s]*[{HYPHENS}][{HYPHENS}\s]*"
+        rf"|(?<=[{CJK_CLASS}])\s+|\s+(?=[{CJK_CLASS}])"
+    )
+    return hyphen_break, cjk_break, cut
 
 
 def plain_form(text: str) -> str:
     """A page's text as its n-grams are taken: see the module docstring."""
+    hyphen_break, cjk_break, _ = _patterns()
     folded = text.lower() if text.isascii() else text.casefold()
-    joined = _HYPHEN_BREAK.sub("", folded)
+    joined = hyphen_break.sub("", folded)
     if not joined.isascii():
-        joined = _CJK_BREAK.sub("", joined)
+        joined = cjk_break.sub("", joined)
     return _SPACE.sub(" ", joined)
 
 
@@ -43,7 +52,7 @@ def query_pieces(query: str) -> list[str]:
     """The pieces of an exact query that every matching page's plain form contains,
     longest first; those shorter than a gram narrow nothing and are left out."""
     folded = normalize_query(query).casefold()
-    pieces = {_SPACE.sub(" ", p).strip() for p in _CUT.split(folded)}
+    pieces = {_SPACE.sub(" ", p).strip() for p in _patterns()[2].split(folded)}
     return sorted((p for p in pieces if len(p) >= GRAM), key=lambda p: (-len(p), p))
 
 

@@ -448,6 +448,9 @@ class PostgresEngine:
         )
         return int(rows[0][0])
 
+    def indexed_pages(self) -> int:
+        return int(self._rows("SELECT count(*) FROM pdfindex_pages")[0][0])
+
     def segment_count(self) -> int:
         return 1  # one set of tables; PostgreSQL has no segments to merge
 

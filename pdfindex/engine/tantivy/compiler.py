@@ -1,79 +1,123 @@
 """pdfindex query trees compiled to Tantivy queries (never Tantivy's own query parser,
-which reads `AND NOT` and `prefix*` differently)."""
+which reads `AND NOT` and `prefix*` differently).
+
+Ranking pages, a prefix or a typo is scored by BM25 as the words it stands for are:
+Tantivy scores its own prefix (regex) and fuzzy queries as constants, so they only decide
+which pages match, and the commonest words a prefix expands to (or the typo's neighbours
+that share its first two letters) add their BM25 scores.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import tantivy
 from tantivy import Occur, Query
 
 from pdfindex import query as pq
 from pdfindex.engine.tantivy.schema import STEM_FIELD, stem
+from pdfindex.engine.vocabulary import within
 
 # field -> boost: a word may match in any of these fields (element captions weigh double)
 Fields = dict[str, float]
+# The index words starting with a prefix and how many pages hold each, commonest first.
+Expand = Callable[[str, int], list[tuple[str, int]]]
+SCORED_EXPANSIONS = 64  # of a prefix, the words scored by BM25; all of them match
+EXPANSIONS_READ = 100_000  # the commonest are chosen among at most these (`con`: 1,734)
+TYPO_SHARED_START = 2  # a typo's scored neighbours share its first letters
+TYPO_NEIGHBOURS = 20_000  # words sharing them read at most (all of them: 2,300 at 48k)
 
 
 def compile_query(
-    node: pq.Node, schema: tantivy.Schema, fields: Fields, stems: bool = False
+    node: pq.Node,
+    schema: tantivy.Schema,
+    fields: Fields,
+    stems: bool = False,
+    expand: Expand | None = None,
 ) -> Query:
     """With `stems` (page ranking), a Stem leaf matches the stemmed field; without (element
-    search, which has none), it is the word itself."""
-    return _compile(node, schema, fields, 1.0, stems)
+    search, which has none), it is the word itself. With `expand` (page ranking, one
+    field), prefixes and typos are scored as the words they expand to."""
+    return _Compiler(schema, fields, stems, expand if len(fields) == 1 else None).run(node, 1.0)
 
 
-def _compile(
-    node: pq.Node, schema: tantivy.Schema, fields: Fields, boost: float, stems: bool = False
-) -> Query:
-    if isinstance(node, pq.And):
-        clauses = []
-        for child in node.children:
-            if isinstance(child, pq.Not):  # a NOT inside an AND excludes from the others
-                clauses.append((Occur.MustNot, _compile(child.child, schema, fields, boost, stems)))
-            else:
-                clauses.append(
-                    (Occur.Must, _compile(child, schema, fields, boost * node.boost, stems))
-                )
-        if all(occur == Occur.MustNot for occur, _ in clauses):
-            clauses.append((Occur.Must, Query.all_query()))
+@dataclass(frozen=True)
+class _Compiler:
+    schema: tantivy.Schema
+    fields: Fields
+    stems: bool
+    expand: Expand | None
+
+    def run(self, node: pq.Node, boost: float) -> Query:
+        if isinstance(node, pq.And):
+            clauses = []
+            for child in node.children:
+                if isinstance(child, pq.Not):  # a NOT inside an AND excludes from the others
+                    clauses.append((Occur.MustNot, self.run(child.child, boost)))
+                else:
+                    clauses.append((Occur.Must, self.run(child, boost * node.boost)))
+            if all(occur == Occur.MustNot for occur, _ in clauses):
+                clauses.append((Occur.Must, Query.all_query()))
+            return Query.boolean_query(clauses)
+        if isinstance(node, pq.Or):
+            children = [self.run(c, boost * node.boost) for c in node.children]
+            clauses = [(Occur.Should, child) for child in children]
+            if node.coord:  # each matching child adds a constant: more of them rank higher
+                bonus = node.coord * boost * node.boost
+                clauses += [(Occur.Should, Query.const_score_query(c, bonus)) for c in children]
+            return Query.boolean_query(clauses)
+        if isinstance(node, pq.Not):  # on its own: everything but it
+            inner = self.run(node.child, boost)
+            return Query.boolean_query([(Occur.Must, Query.all_query()), (Occur.MustNot, inner)])
+        if isinstance(node, pq.Stem):
+            if self.stems:
+                query = Query.term_query(self.schema, STEM_FIELD, stem(node.text))
+                return _boosted(query, boost * node.boost)
+            node = pq.Term(node.text, node.boost)
+        leaves = [
+            _boosted(self.leaf(node, field), boost * node.boost * field_boost)
+            for field, field_boost in self.fields.items()
+        ]
+        if len(leaves) == 1:
+            return leaves[0]
+        return Query.boolean_query([(Occur.Should, leaf) for leaf in leaves])
+
+    def leaf(self, node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase, field: str) -> Query:
+        schema = self.schema
+        if isinstance(node, pq.Term):
+            return Query.term_query(schema, field, node.text)
+        if isinstance(node, pq.Prefix):
+            query = Query.regex_query(schema, field, f"{node.text}.*")  # the prefix is \w+ only
+            if self.expand is None:
+                return query
+            words = self.expand(node.text, EXPANSIONS_READ)
+            if len(words) <= SCORED_EXPANSIONS:  # all of them: the words are the query
+                return self.scored(field, [word for word, _ in words])
+            commonest = sorted(words, key=lambda pair: -pair[1])[:SCORED_EXPANSIONS]
+            return self.scored(field, [word for word, _ in commonest], matching=query)
+        if isinstance(node, pq.Phrase):
+            return Query.phrase_query(schema, field, list(node.words), slop=node.slop - 1)
+        if node.distance == 0:
+            return Query.term_query(schema, field, node.text)
+        query = Query.fuzzy_term_query(
+            schema, field, node.text, distance=node.distance, transposition_cost_one=True
+        )
+        if self.expand is None:
+            return query
+        start = node.text[:TYPO_SHARED_START]
+        near = [word for word, _ in self.expand(start, TYPO_NEIGHBOURS)]
+        return self.scored(field, within(near, node.text, node.distance), matching=query)
+
+    def scored(self, field: str, words: list[str], matching: Query | None = None) -> Query:
+        """Pages holding any of `words`, or those `matching` if given, ranked by the BM25
+        scores of the words they hold."""
+        clauses = [(Occur.Should, Query.term_query(self.schema, field, w)) for w in words]
+        if matching is not None:
+            clauses.append((Occur.Must, Query.const_score_query(matching, 0.0)))
+        if not clauses:
+            return Query.empty_query()
         return Query.boolean_query(clauses)
-    if isinstance(node, pq.Or):
-        children = [_compile(c, schema, fields, boost * node.boost, stems) for c in node.children]
-        clauses = [(Occur.Should, child) for child in children]
-        if node.coord:  # each matching child adds a constant: more of them rank higher
-            bonus = node.coord * boost * node.boost
-            clauses += [(Occur.Should, Query.const_score_query(c, bonus)) for c in children]
-        return Query.boolean_query(clauses)
-    if isinstance(node, pq.Not):  # on its own: everything but it
-        inner = _compile(node.child, schema, fields, boost, stems)
-        return Query.boolean_query([(Occur.Must, Query.all_query()), (Occur.MustNot, inner)])
-    if isinstance(node, pq.Stem):
-        if stems:
-            query = Query.term_query(schema, STEM_FIELD, stem(node.text))
-            return _boosted(query, boost * node.boost)
-        node = pq.Term(node.text, node.boost)
-    leaves = [
-        _boosted(_leaf(node, schema, field), boost * node.boost * field_boost)
-        for field, field_boost in fields.items()
-    ]
-    if len(leaves) == 1:
-        return leaves[0]
-    return Query.boolean_query([(Occur.Should, leaf) for leaf in leaves])
-
-
-def _leaf(
-    node: pq.Term | pq.Fuzzy | pq.Prefix | pq.Phrase, schema: tantivy.Schema, field: str
-) -> Query:
-    if isinstance(node, pq.Term):
-        return Query.term_query(schema, field, node.text)
-    if isinstance(node, pq.Prefix):
-        return Query.regex_query(schema, field, f"{node.text}.*")  # the prefix is \w+ only
-    if isinstance(node, pq.Phrase):
-        return Query.phrase_query(schema, field, list(node.words), slop=node.slop - 1)
-    if node.distance == 0:
-        return Query.term_query(schema, field, node.text)
-    return Query.fuzzy_term_query(
-        schema, field, node.text, distance=node.distance, transposition_cost_one=True
-    )
 
 
 def _boosted(query: Query, boost: float) -> Query:

@@ -19,22 +19,31 @@ from tantivy import FieldType, Occur, Query
 
 from pdfindex import query as pq
 from pdfindex.engine import OneFolder, OneFolderWriter, RankedPages, candidate_nodes
+from pdfindex.engine.tantivy.candidates import (
+    PHRASES_UP_TO,
+    OrderedRefs,
+    gram_clauses,
+    phrase_clauses,
+)
 from pdfindex.engine.tantivy.compiler import compile_query
 from pdfindex.engine.tantivy.schema import (
+    CHUNK_FIELD,
     ELEMENT,
     FILE,
     GRAM_FIELD,
+    ORDER_FIELD,
     PAGE,
     STEM_FIELD,
     STEMMER,
     open_or_create,
+    order_key,
     path_id,
     stem,
 )
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
 from pdfindex.models import ElementRecord, FileRecord, PageHit, PageRef
-from pdfindex.text.substrings import grams, plain_form
+from pdfindex.text.substrings import plain_form
 from pdfindex.text.words import stem_candidates, word_set
 
 # What the writer buffers before it writes a segment: the most of the builder's memory that
@@ -43,6 +52,7 @@ from pdfindex.text.words import stem_candidates, word_set
 DEFAULT_WRITER_MB = 32
 FULL_DISK_BYTES = 1 << 20  # free space below which a failed segment write means a full disk
 PREFIX_TERMS_MARKED = 200  # expansions of a prefix that snippets mark
+EXPANSIONS_KEPT = 512  # prefixes whose expansions a process keeps for its current generation
 
 
 class TantivyEngine(OneFolder):
@@ -60,6 +70,8 @@ class TantivyEngine(OneFolder):
         self._commits = 0  # by this process: tells its own commits apart within a tick
         self._files = GenerationCache(self._read_files)
         self._catalog = CatalogCache(self._read_catalog)
+        # (generation, prefix, most) -> the words a prefix expands to, for ranking
+        self._expansions: dict[tuple[int, str, int], list[tuple[str, int]]] = {}
         self._vocabulary = GenerationCache(
             lambda searcher: Vocabulary(
                 word for word, _count in searcher.terms_with_prefix("content", "", limit=None)
@@ -146,34 +158,29 @@ class TantivyEngine(OneFolder):
         clauses = [
             (Occur.Must, compile_query(node, self._schema, {"content": 1.0})) for node in nodes
         ]
-        clauses += [
-            (Occur.Must, self._term(GRAM_FIELD, gram))
-            for piece in pieces or []
-            for gram in grams(piece)
-        ]
+        clauses += gram_clauses(self._schema, pieces or [])
         clauses.append((Occur.Must, self._term("kind", PAGE)))
         if slug is not None:
             clauses.append((Occur.Must, self._term("slug", slug)))
         if path and not path.endswith("/"):
             clauses.append((Occur.Must, self._term("path", path)))
         searcher = self._searcher()
-        addresses = self._all(searcher, Query.boolean_query(clauses))
-        refs = self._refs(searcher, addresses)
-        found = [
-            (ref, address)
-            for ref, address in zip(refs, addresses, strict=True)
-            if not path or not path.endswith("/") or ref.path.startswith(path)
-        ]
-        found.sort(key=lambda pair: (pair[0].path, pair[0].page))
-        return TantivyCandidates(self, searcher, found)
-
-    def _refs(self, searcher: tantivy.Searcher, addresses: list[Any]) -> list[PageRef]:
-        if not addresses:
-            return []
+        query, stricter = Query.boolean_query(clauses), None
+        phrases = phrase_clauses(self._schema, pieces or [])
+        if phrases:
+            stricter = Query.boolean_query(clauses + phrases)
+            if searcher.search(query, limit=1, count=True).count <= PHRASES_UP_TO:
+                query, stricter = stricter, None
         files = self._files.get(searcher, self._generation())
-        ids = searcher.fast_field_values("file", addresses)
-        pages = searcher.fast_field_values("page", addresses)
-        return [PageRef(*files[i], page) for i, page in zip(ids, pages, strict=True)]
+
+        def slug_of(page_path: str) -> str:
+            return files[path_id(page_path)][1]
+
+        def keep(page_path: str) -> bool:
+            return not path or not path.endswith("/") or page_path.startswith(path)
+
+        refs = OrderedRefs(searcher, query, slug_of, keep, stricter)
+        return TantivyCandidates(self, searcher, refs)
 
     def page_address(self, searcher: tantivy.Searcher, slug: str, page: int) -> Any | None:
         query = Query.boolean_query(
@@ -196,10 +203,21 @@ class TantivyEngine(OneFolder):
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
-        clauses = [
-            (Occur.Must, compile_query(query, self._schema, {"content": 1.0}, stems=True)),
-            (Occur.Must, self._term("kind", PAGE)),
-        ]
+        searcher = self._searcher()
+
+        generation = self._generation()
+
+        def expand(prefix: str, most: int) -> list[tuple[str, int]]:
+            key = (generation, prefix, most)
+            if key not in self._expansions:
+                if len(self._expansions) >= EXPANSIONS_KEPT or generation < 0:
+                    self._expansions.clear()
+                found = searcher.terms_with_prefix("content", prefix, limit=most)
+                self._expansions[key] = found
+            return self._expansions[key]
+
+        compiled = compile_query(query, self._schema, {"content": 1.0}, stems=True, expand=expand)
+        clauses = [(Occur.Must, compiled), (Occur.Must, self._term("kind", PAGE))]
         if slug:
             clauses.append((Occur.Must, self._term("slug", slug)))
         if pages:
@@ -207,7 +225,6 @@ class TantivyEngine(OneFolder):
                 self._schema, "page", FieldType.Integer, pages[0], pages[1]
             )
             clauses.append((Occur.Must, page_range))
-        searcher = self._searcher()
         result = searcher.search(Query.boolean_query(clauses), limit=limit, count=True)
         hits = [_hit(searcher.doc(address), score) for score, address in result.hits]
         return RankedPages(result.count, hits, self._marked_terms(searcher, query, hits))
@@ -342,6 +359,12 @@ class TantivyEngine(OneFolder):
     def segment_count(self) -> int:
         return int(self._searcher().num_segments)
 
+    def indexed_pages(self) -> int:
+        searcher = self._searcher()
+        if searcher.num_docs == 0:  # tantivy refuses a search of an empty index
+            return 0
+        return int(searcher.search(self._term("kind", PAGE), limit=1, count=True).count)
+
     def close(self) -> None:
         """Nothing to release: readers hold no lock, and the writer is closed per use."""
 
@@ -381,15 +404,15 @@ def _text(searcher: tantivy.Searcher, address: Any) -> str:
 
 
 class TantivyCandidates:
-    """Candidate pages of one searcher, their texts loaded on demand from it."""
+    """Candidate pages of one searcher, in order as they are read, their texts loaded on
+    demand from it."""
 
     def __init__(
-        self, engine: TantivyEngine, searcher: tantivy.Searcher, found: list[tuple[PageRef, Any]]
+        self, engine: TantivyEngine, searcher: tantivy.Searcher, refs: OrderedRefs
     ) -> None:
         self._engine = engine
         self._searcher = searcher
-        self.refs = [ref for ref, _ in found]
-        self._by_page = {(ref.slug, ref.page): address for ref, address in found}
+        self.refs = refs
         self._texts: dict[tuple[str, int], str] = {}
 
     def text(self, ref: PageRef) -> str:
@@ -400,7 +423,7 @@ class TantivyCandidates:
     def page_text(self, slug: str, page: int) -> str | None:
         key = (slug, page)
         if key not in self._texts:
-            address = self._by_page.get(key)
+            address = self.refs.addresses.get(key)
             if address is None:
                 address = self._engine.page_address(self._searcher, slug, page)
                 if address is None:
@@ -441,7 +464,10 @@ class TantivyWriter(OneFolderWriter):
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             fields = {"page": number, "content": indexed, STEM_FIELD: indexed}
             document = self._document(PAGE, record, **fields, text=text.encode())
-            document.add_text(GRAM_FIELD, plain_form(text))
+            plain = plain_form(text)
+            document.add_text(GRAM_FIELD, plain)
+            document.add_text(CHUNK_FIELD, plain)
+            document.add_text(ORDER_FIELD, order_key(record.path, number))
             self._raw.add_document(document)
         self._add_record(record)
 

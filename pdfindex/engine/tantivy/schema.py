@@ -10,7 +10,6 @@ English (Snowball) stems, for ranking natural-language queries only (pdfindex.qu
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -39,6 +38,11 @@ TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
 GRAM_TOKENIZER = "pdfindex_grams"
 GRAM_FIELD = "grams"  # the page's plain form cut in character n-grams: exact search only
+# The same plain form cut in consecutive chunks of GRAM characters, with positions: a phrase
+# of a piece's chunks (pdfindex.engine.tantivy.pieces) finds the pages holding the piece.
+CHUNK_FIELD = "chunks"
+CHUNK_TOKENIZER = "pdfindex_chunks"
+ORDER_FIELD = "order"  # "<path>\0<page>": candidates come in (path, page) order from it
 WRITER_LOCK = ".tantivy-writer.lock"  # Tantivy's own: held, no writer can start
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
 STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranking only
@@ -74,6 +78,8 @@ def make_schema() -> tantivy.Schema:
     # Which pages hold an n-gram, not how often or where: exact search narrows by it and
     # reads the page to confirm, so positions would only grow the index.
     builder.add_text_field(GRAM_FIELD, tokenizer_name=GRAM_TOKENIZER, index_option="basic")
+    builder.add_text_field(CHUNK_FIELD, tokenizer_name=CHUNK_TOKENIZER, index_option="position")
+    builder.add_text_field(ORDER_FIELD, tokenizer_name="raw", fast=True, index_option="basic")
     builder.add_bytes_field("text", stored=True)  # the page text as extracted (UTF-8)
     builder.add_bytes_field("record", stored=True)  # catalog record or element, as JSON
     builder.add_text_field("etype", **raw)
@@ -82,9 +88,16 @@ def make_schema() -> tantivy.Schema:
     return builder.build()
 
 
+def order_key(path: str, page: int) -> str:
+    """Sorts as (path, page) does: UTF-8 bytes sort as code points, and NUL before all."""
+    return f"{path}\0{page:07d}"
+
+
 def path_id(path: str) -> int:
     """A stable signed 64-bit id of a path, kept as a fast field: candidates read it in
     bulk, where Tantivy cannot read text fast fields."""
+    import hashlib  # here: loading OpenSSL's hashes cost every process ~2 ms
+
     return int.from_bytes(
         hashlib.blake2b(path.encode(), digest_size=8).digest(), "big", signed=True
     )
@@ -126,7 +139,11 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
     index.register_tokenizer(STEM_TOKENIZER, STEMMER)
     grams = tantivy.Tokenizer.ngram(min_gram=GRAM, max_gram=GRAM, prefix_only=False)
     index.register_tokenizer(GRAM_TOKENIZER, tantivy.TextAnalyzerBuilder(grams).build())
-    recovered = problem if problem not in (None, _MISSING, _OLDER) else None
+    chunks = tantivy.Tokenizer.regex(f"(?s).{{{GRAM}}}")  # leftmost first: 0, GRAM, 2·GRAM…
+    index.register_tokenizer(CHUNK_TOKENIZER, tantivy.TextAnalyzerBuilder(chunks).build())
+    # An index of an older format is refilled at open too (PdfIndex), as a damaged one:
+    # a search right after an upgrade must not find an empty index.
+    recovered = problem if problem not in (None, _MISSING) else None
     return Opened(index, schema, recovered)
 
 

@@ -16,6 +16,9 @@ from pdfindex.engine.whoosh.schema import STEM_FIELD, stem
 
 # (field, word, distance) -> the index words of `field` within `distance` edits
 Expand = Callable[[str, str, int], list[str]]
+# (field, prefix) -> the index words of `field` starting with it, and their page counts
+PrefixWords = Callable[[str, str], list[tuple[str, int]]]
+SCORED_EXPANSIONS = 64  # as the Tantivy engine: a prefix's commonest words scored by BM25
 
 
 def compile_query(
@@ -24,6 +27,7 @@ def compile_query(
     expand: Expand,
     scale: float | None = None,
     prefix: type[wq.Prefix] = SetPrefix,
+    prefix_words: PrefixWords | None = None,
 ) -> wq.Query:
     """The Whoosh query for `node` over `fields` (several: a word may match in any); with
     `scale`, each OR gives a coordination bonus to documents matching more of its parts.
@@ -32,11 +36,13 @@ def compile_query(
 
     Normalised as Whoosh's own parser leaves its queries (nested groups of one kind
     flattened, repeated parts merged), then each fuzzy word replaced by the words it
-    stands for: the order pdfindex has always used, so scores stay as they were."""
+    stands for: the order pdfindex has always used, so scores stay as they were. With
+    `prefix_words` (ranking pages), a SetPrefix is scored by BM25 as its words are: all of
+    them when few, else it matches as before and its commonest words add their scores."""
     compiled = _compile(node, fields, 1.0, scale, None, prefix)
     if scale:  # the root is a scaled group, as Whoosh's parser made it; ORs merge into it
         compiled = wq.Or([compiled], scale=scale)
-    return _expand_fuzzy(compiled.normalize(), expand)
+    return _expand_fuzzy(compiled.normalize(), expand, prefix_words)
 
 
 def _compile(
@@ -123,7 +129,16 @@ def _leaf(
     return wq.FuzzyTerm(field, node.text, boost=boost, maxdist=node.distance, prefixlength=0)
 
 
-def _expand_fuzzy(query: wq.Query, expand: Expand) -> wq.Query:
+def _expand_fuzzy(
+    query: wq.Query, expand: Expand, prefix_words: PrefixWords | None = None
+) -> wq.Query:
+    if isinstance(query, SetPrefix) and prefix_words is not None:
+        words = prefix_words(query.fieldname, query.text)
+        commonest = sorted(words, key=lambda pair: -pair[1])[:SCORED_EXPANSIONS]
+        scored = wq.Or([wq.Term(query.fieldname, w, boost=query.boost) for w, _ in commonest])
+        if not words:
+            return wq.Term(query.fieldname, query.text, boost=query.boost)  # matches nothing
+        return scored if len(words) <= SCORED_EXPANSIONS else wq.AndMaybe(query, scored)
     if isinstance(query, wq.FuzzyTerm):
         words = expand(query.fieldname, query.text, query.maxdist)
         if not words:
@@ -131,7 +146,7 @@ def _expand_fuzzy(query: wq.Query, expand: Expand) -> wq.Query:
         return wq.Or([wq.Term(query.fieldname, w, boost=query.boost) for w in words])
     if query.is_leaf():
         return query
-    rebuilt = query.apply(lambda q: _expand_fuzzy(q, expand))
+    rebuilt = query.apply(lambda q: _expand_fuzzy(q, expand, prefix_words))
     if isinstance(query, wq.Or):
         rebuilt.scale = query.scale  # apply() forgets it
     return rebuilt

@@ -145,7 +145,13 @@ class WhooshEngine(OneFolder):
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
         s = self._searcher()
-        compiled = compile_query(query, ["content"], self._expander(s))
+        reader = s.reader()
+
+        def prefix_words(field: str, prefix: str) -> list[tuple[str, int]]:
+            words = reader.expand_prefix(field, prefix)
+            return [(w, reader.doc_frequency(field, w)) for w in words]
+
+        compiled = compile_query(query, ["content"], self._expander(s), prefix_words=prefix_words)
         filters: list[Query] = []
         if slug:
             filters.append(Term("slug", slug))
@@ -280,6 +286,9 @@ class WhooshEngine(OneFolder):
 
     def size_bytes(self) -> int:
         return sum(f.stat().st_size for f in self.whoosh_dir.iterdir() if f.is_file())
+
+    def indexed_pages(self) -> int:
+        return sum(1 for _ in docnums(self._searcher(), Term("kind", PAGE)))
 
     def segment_count(self) -> int:
         leaves = self._searcher().reader().leaf_readers()

@@ -1,0 +1,124 @@
+"""Candidate pages for exact and regex search: narrowed by the query's pieces
+(pdfindex.text.substrings) and read in (path, page) order a batch at a time, so a search
+that stops after `limit` matches never lists the thousands of pages a common string is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import tantivy
+from tantivy import Occur, Order, Query
+
+from pdfindex.engine.tantivy.schema import CHUNK_FIELD, GRAM_FIELD, ORDER_FIELD
+from pdfindex.models import PageRef
+from pdfindex.text.substrings import GRAM, grams
+
+# Pages fetched at first; each later batch is three times all before it (a batch re-runs
+# the query, so growing ones keep the number of runs a logarithm of the pages read).
+FIRST_BATCH = 32
+LARGEST_BATCH = 8192
+
+
+# Over this many pages hold every n-gram of the pieces, the pages are read in order as they
+# come, most of them holding the pieces themselves; the phrases of chunks, whose positions
+# cost about 2 µs a page, are checked only for the pages after SWITCH_AFTER.
+PHRASES_UP_TO = 2000
+SWITCH_AFTER = 256
+
+
+def gram_clauses(schema: tantivy.Schema, pieces: list[str]) -> list[tuple[Occur, Query]]:
+    """Every n-gram of every piece: a page without one of them cannot match."""
+    every_gram = sorted({gram for piece in pieces for gram in grams(piece)})
+    return [(Occur.Must, Query.term_query(schema, GRAM_FIELD, gram)) for gram in every_gram]
+
+
+def phrase_clauses(schema: tantivy.Schema, pieces: list[str]) -> list[tuple[Occur, Query]]:
+    """Each piece of 5 characters or more as the phrase of its chunks at each of the GRAM
+    ways it can lie on a page's chunk grid: rules out pages that hold the n-grams apart."""
+    clauses = []
+    for piece in pieces:
+        phases = [_chunks(piece, start) for start in range(GRAM)]
+        if all(phases):  # an occurrence at any offset covers whole chunks of the page's grid
+            either = [(Occur.Should, _phrase(schema, chunks)) for chunks in phases]
+            clauses.append((Occur.Must, Query.boolean_query(either)))
+    return clauses
+
+
+def _chunks(piece: str, start: int) -> list[str]:
+    return [piece[i : i + GRAM] for i in range(start, len(piece) - GRAM + 1, GRAM)]
+
+
+def _phrase(schema: tantivy.Schema, chunks: list[str]) -> Query:
+    if len(chunks) == 1:
+        return Query.term_query(schema, CHUNK_FIELD, chunks[0])
+    return Query.phrase_query(schema, CHUNK_FIELD, chunks)
+
+
+class OrderedRefs:
+    """The pages a query matches, in (path, page) order, fetched in growing batches as they
+    are iterated; len() or indexing reads them all."""
+
+    def __init__(
+        self,
+        searcher: tantivy.Searcher,
+        query: Query,
+        slug_of: Callable[[str], str],
+        keep: Callable[[str], bool],
+        stricter: Query | None = None,
+    ) -> None:
+        """`stricter`, if given, replaces `query` after SWITCH_AFTER pages."""
+        self._searcher = searcher
+        self._query = query
+        self._stricter = stricter
+        self._last_key = ""
+        self._slug_of = slug_of
+        self._keep = keep
+        self._refs: list[PageRef] = []
+        self.addresses: dict[tuple[str, int], Any] = {}
+        self._offset = 0
+        self._done = False
+
+    def __iter__(self) -> Iterator[PageRef]:
+        index = 0
+        while True:
+            while index < len(self._refs):
+                yield self._refs[index]
+                index += 1
+            if self._done:
+                return
+            self._fetch()
+
+    def __len__(self) -> int:
+        while not self._done:
+            self._fetch()
+        return len(self._refs)
+
+    def __getitem__(self, index: Any) -> Any:
+        len(self)
+        return self._refs[index]
+
+    def _fetch(self) -> None:
+        if self._stricter is not None and self._offset >= SWITCH_AFTER:
+            self._query, self._stricter, self._offset = self._stricter, None, 0
+        size = min(LARGEST_BATCH, max(FIRST_BATCH, 3 * self._offset))
+        hits = self._searcher.search(
+            self._query,
+            limit=size,
+            offset=self._offset,
+            count=False,
+            order_by_field=ORDER_FIELD,
+            order=Order.Asc,
+        ).hits
+        self._offset += len(hits)
+        self._done = len(hits) < size
+        for key, address in hits:
+            if key <= self._last_key:  # read before the switch
+                continue
+            self._last_key = key
+            path, page = key.rsplit("\0", 1)
+            if self._keep(path):
+                ref = PageRef(path, self._slug_of(path), int(page))
+                self._refs.append(ref)
+                self.addresses[(ref.slug, ref.page)] = address
