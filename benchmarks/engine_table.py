@@ -16,6 +16,11 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pdfindex import PdfIndex
+    from pdfindex.query import Node
 
 QUESTION = "how do I change the page margins of my document"
 
@@ -67,11 +72,6 @@ def measure(
     """Each case's count, p50 and max (ms) on `engine`, and what the process's RSS was."""
     started = rss_mb()
     from pdfindex import PdfIndex, load_settings
-    from pdfindex.query import Node, parse
-    from pdfindex.search.ranked import ranked_search
-    from pdfindex.search.understand import understand
-    from pdfindex.tools.exact import search_pdf
-    from pdfindex.tools.grep import search_in_file
 
     values: dict[str, object] = {"engine": engine}
     if args.files_dir:
@@ -82,6 +82,40 @@ def measure(
     imported = rss_mb()
     index.search("hyphenation")
     opened = rss_mb()
+
+    cases, trees = query_cases(index, args.document)
+    rows = []
+    for name, call in cases:
+        found = call()  # warm-up
+        times = []
+        for _ in range(args.runs):
+            begin = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - begin) * 1000)
+        rows.append((name, found, statistics.median(times), max(times)))
+        if engine == "postgres" and call in trees:  # postgres: which way it ranked
+            how = index.engine.ranking(trees[call], 10).strategy  # type: ignore[attr-defined]
+            print(f"{engine}: {name} ranked by {how}")
+    if args.questions:
+        rows += relevance_queries(index.engine)
+    rss = (
+        f"{started:.0f} MB before opening, {imported:.0f} MB with the index open, "
+        f"{opened:.0f} MB after the first search, {rss_mb():.0f} MB at the end"
+    )
+    index.close()
+    return rows, rss
+
+
+def query_cases(
+    index: PdfIndex, document: str, file: str | None = None
+) -> tuple[list[tuple[str, Callable[[], int]]], dict[Callable[[], int], Node]]:
+    """The table's cases on `index` (each a name and a call returning its count), and the
+    query tree of each ranked one: shared with benchmarks.million."""
+    from pdfindex.query import parse
+    from pdfindex.search.ranked import ranked_search
+    from pdfindex.search.understand import understand
+    from pdfindex.tools.exact import search_pdf
+    from pdfindex.tools.grep import search_in_file
 
     trees: dict[Callable[[], int], Node] = {}  # each ranked case's query
 
@@ -101,7 +135,7 @@ def measure(
         trees[call] = tree
         return call
 
-    doc = args.document
+    doc, path = document, file or f"{document}.pdf"
     cases: list[tuple[str, Callable[[], int]]] = [
         ("rare word `hyphenation`", ranked("hyphenation")),
         ("common word `the`", ranked("the")),
@@ -131,29 +165,10 @@ def measure(
         ),
         (
             f"regex `node\\s+distance` in {doc}",
-            lambda: search_in_file(index, f"{doc}.pdf", r"node\s+distance")["total_matches"],
+            lambda: search_in_file(index, path, r"node\s+distance")["total_matches"],
         ),
     ]
-    rows = []
-    for name, call in cases:
-        found = call()  # warm-up
-        times = []
-        for _ in range(args.runs):
-            begin = time.perf_counter()
-            call()
-            times.append((time.perf_counter() - begin) * 1000)
-        rows.append((name, found, statistics.median(times), max(times)))
-        if engine == "postgres" and call in trees:  # postgres: which way it ranked
-            how = index.engine.ranking(trees[call], 10).strategy  # type: ignore[attr-defined]
-            print(f"{engine}: {name} ranked by {how}")
-    if args.questions:
-        rows += relevance_queries(index.engine)
-    rss = (
-        f"{started:.0f} MB before opening, {imported:.0f} MB with the index open, "
-        f"{opened:.0f} MB after the first search, {rss_mb():.0f} MB at the end"
-    )
-    index.close()
-    return rows, rss
+    return cases, trees
 
 
 def relevance_queries(engine: object) -> list[tuple[str, int, float, float]]:

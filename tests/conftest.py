@@ -78,6 +78,7 @@ ONE_PASS = {
     "test_cli_terminal.py",  # the terminal's width, whatever the engine
     "test_web_page.py",  # the page in a browser: above the tools, whatever the engine
     "test_benchmarks_smoke.py",
+    "test_million.py",  # benchmarks.million on tantivy, whatever the pass's engine
     "test_semantic.py",  # the embeddings and their fusion do not depend on the engine
     "test_titles.py",  # a title is chosen from the extraction, before any engine
     "test_fastembed.py",  # nor do the models from fastembed's cache and the re-ranking
