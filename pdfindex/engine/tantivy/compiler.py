@@ -23,7 +23,7 @@ from pdfindex.engine.vocabulary import within
 Fields = dict[str, float]
 # The index words starting with a prefix and how many pages hold each, commonest first.
 Expand = Callable[[str, int], list[tuple[str, int]]]
-SCORED_EXPANSIONS = 64  # of a prefix, the words scored by BM25; all of them match
+SCORED_EXPANSIONS = 16  # of a prefix, the words scored by BM25 (64 cost con* twice 16); all match
 EXPANSIONS_READ = 100_000  # the commonest are chosen among at most these (`con`: 1,734)
 TYPO_SHARED_START = 2  # a typo's scored neighbours share its first letters
 TYPO_NEIGHBOURS = 20_000  # words sharing them read at most (all of them: 2,300 at 48k)

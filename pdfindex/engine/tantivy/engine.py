@@ -21,6 +21,7 @@ from pdfindex import query as pq
 from pdfindex.engine import OneFolder, OneFolderWriter, RankedPages, candidate_nodes
 from pdfindex.engine.tantivy.candidates import (
     PHRASES_UP_TO,
+    ListedRefs,
     OrderedRefs,
     gram_clauses,
     phrase_clauses,
@@ -173,11 +174,22 @@ class TantivyEngine(OneFolder):
                 query, stricter = stricter, None
         files = self._files.get(searcher, self._generation())
 
-        def slug_of(page_path: str) -> str:
-            return files[path_id(page_path)][1]
-
         def keep(page_path: str) -> bool:
             return not path or not path.endswith("/") or page_path.startswith(path)
+
+        if not pieces:  # read whole (regex, page texts): all at once is cheaper
+            addresses = self._all(searcher, query)
+            ids = searcher.fast_field_values("file", addresses) if addresses else []
+            numbers = searcher.fast_field_values("page", addresses) if addresses else []
+            found = [
+                (PageRef(*files[i], page), address)
+                for i, page, address in zip(ids, numbers, addresses, strict=True)
+                if keep(files[i][0])
+            ]
+            return TantivyCandidates(self, searcher, ListedRefs(found))
+
+        def slug_of(page_path: str) -> str:
+            return files[path_id(page_path)][1]
 
         refs = OrderedRefs(searcher, query, slug_of, keep, stricter)
         return TantivyCandidates(self, searcher, refs)
@@ -408,7 +420,7 @@ class TantivyCandidates:
     demand from it."""
 
     def __init__(
-        self, engine: TantivyEngine, searcher: tantivy.Searcher, refs: OrderedRefs
+        self, engine: TantivyEngine, searcher: tantivy.Searcher, refs: OrderedRefs | ListedRefs
     ) -> None:
         self._engine = engine
         self._searcher = searcher

@@ -18,7 +18,7 @@ from pdfindex.engine.whoosh.schema import STEM_FIELD, stem
 Expand = Callable[[str, str, int], list[str]]
 # (field, prefix) -> the index words of `field` starting with it, and their page counts
 PrefixWords = Callable[[str, str], list[tuple[str, int]]]
-SCORED_EXPANSIONS = 64  # as the Tantivy engine: a prefix's commonest words scored by BM25
+SCORED_EXPANSIONS = 16  # as the Tantivy engine: a prefix's commonest words scored by BM25
 
 
 def compile_query(
