@@ -208,12 +208,14 @@ def test_file_swapped_for_a_link_after_the_scan_is_refused(tmp_path: Path) -> No
 
 
 def test_swap_before_the_elements_pass_is_refused(tmp_path: Path) -> None:
-    """Two PDFs with figures; the second is swapped for a link to an outside PDF once the
-    first one's elements are found (the second one checked, not yet sent to the worker)."""
+    """Five PDFs with figures; once the first one's elements are found, the others are
+    swapped for links to an outside PDF. A worker already holding one (it gets its next
+    file before the last is written) read it inside; every one not yet sent is refused."""
     files = tmp_path / "files"
     files.mkdir()
-    elementgen.report_pdf(files / "one.pdf")
-    elementgen.report_pdf(files / "two.pdf")
+    names = [f"{n}.pdf" for n in ("one", "two", "three", "four", "five")]
+    for name in names:
+        elementgen.report_pdf(files / name)
     outside = tmp_path / "outside"
     outside.mkdir()
     elementgen.report_pdf(outside / "secret.pdf")
@@ -223,22 +225,27 @@ def test_swap_before_the_elements_pass_is_refused(tmp_path: Path) -> None:
 
     def swap(step: Step) -> None:
         if step.stage == ELEMENTS_STAGE and step.done == 1:
-            swapped.append("two.pdf" if step.path == "one.pdf" else "one.pdf")
-            other = files / swapped[0]
-            keep = other.stat()
-            other.unlink()
-            other.symlink_to(outside / "secret.pdf")
-            os.utime(other, ns=(keep.st_atime_ns, keep.st_mtime_ns), follow_symlinks=False)
+            for name in names:
+                if name != step.path:
+                    swapped.append(name)
+                    other = files / name
+                    keep = other.stat()
+                    other.unlink()
+                    other.symlink_to(outside / "secret.pdf")
+                    times = (keep.st_atime_ns, keep.st_mtime_ns)
+                    os.utime(other, ns=times, follow_symlinks=False)
 
     try:
         summary = index.reindex(progress=swap)
-        assert summary.elements_files == 2
         assert summary.elements_found > 0
         records = index.engine.catalog()
         (kept,) = records.keys() - set(swapped)
         assert records[kept].elements_state == "done"
-        assert records[swapped[0]].elements_state == FileStatus.FAILED
-        assert any("refused" in note for note in records[swapped[0]].notes)
-        assert index.engine.elements(records[swapped[0]].slug) == []
+        refused = [n for n in swapped if records[n].elements_state == FileStatus.FAILED]
+        assert len(refused) >= 2  # at most two were in the worker's hands
+        for name in refused:
+            assert any("refused" in note for note in records[name].notes)
+            assert index.engine.elements(records[name].slug) == []
+        assert all(records[n].elements_state in ("done", FileStatus.FAILED) for n in swapped)
     finally:
         index.close()

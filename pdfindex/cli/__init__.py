@@ -200,7 +200,7 @@ def reindex(
     Example:
       pdfindex reindex            # only what changed
       pdfindex reindex --full     # rebuild; re-parses nothing already cached
-      pdfindex reindex --elements-later   # searchable sooner; elements found later
+      pdfindex reindex --elements-later   # text now, elements later
     """
     from pdfindex.logs import setup_logging
 

@@ -18,7 +18,7 @@ from typing import Any
 from whoosh import query as wq
 from whoosh.searching import Results, Searcher
 
-from pdfindex.engine.whoosh.compiler import Bonus
+from pdfindex.engine.whoosh.compiler import Bonus, ScoredPrefix
 from pdfindex.engine.whoosh.postings import SetPrefix, union_ids
 from pdfindex.engine.whoosh.reader import docnums
 from pdfindex.engine.whoosh.schema import STEM_FIELD
@@ -46,7 +46,7 @@ def split_question(searcher: Searcher, query: wq.Query) -> tuple[list[Any], list
     """(rarer parts, common parts) of an OR of page words (exact or stemmed, alone, in
     groups or as coordination bonuses: see `terms_of`) that has common ones; None for
     any other query. With every part common, the rarest one leads."""
-    if not isinstance(query, wq.Or) or query.scale is not None:
+    if not isinstance(query, wq.Or) or isinstance(query, ScoredPrefix) or query.scale is not None:
         return None
     words = query.subqueries
     found = [terms_of(w) for w in words]
@@ -121,12 +121,23 @@ def page_count(
 ) -> int:
     """How many pages match: read from the posting lists for a word, a prefix or an OR of
     them (Whoosh counts by stepping every match again), else as Whoosh counts."""
-    leaves = query.subqueries if isinstance(query, wq.Or) else [query]
+    leaves = _counted_leaves(query)
     if not all(isinstance(q, wq.Term | SetPrefix) and q.fieldname == "content" for q in leaves):
         return len(results)
     if isinstance(query, wq.Term) and not filters:  # only pages have content words
         return _term_count(searcher, query)
     return len(_ids(searcher, leaves, _allowed(searcher, filters), mask))
+
+
+def _counted_leaves(query: wq.Query) -> list[wq.Query]:
+    """The leaves whose pages, together, are the query's: an OR's parts, nested ORs (a
+    prefix's scored words) flattened, and an AND-MAYBE's required part (a prefix that
+    matches as a set while its commonest words add their scores)."""
+    if isinstance(query, wq.AndMaybe):
+        return _counted_leaves(query.a)
+    if isinstance(query, wq.Or):
+        return [leaf for part in query.subqueries for leaf in _counted_leaves(part)]
+    return [query]
 
 
 def _term_count(searcher: Searcher, word: wq.Term) -> int:

@@ -21,6 +21,11 @@ PrefixWords = Callable[[str, str], list[tuple[str, int]]]
 SCORED_EXPANSIONS = 16  # as the Tantivy engine: a prefix's commonest words scored by BM25
 
 
+class ScoredPrefix(wq.Or):
+    """The words a prefix stands for, scored by BM25: an OR that is never read as a
+    question (whose total counts only pages holding its rarer words)."""
+
+
 def compile_query(
     node: pq.Node,
     fields: list[str],
@@ -135,7 +140,9 @@ def _expand_fuzzy(
     if isinstance(query, SetPrefix) and prefix_words is not None:
         words = prefix_words(query.fieldname, query.text)
         commonest = sorted(words, key=lambda pair: -pair[1])[:SCORED_EXPANSIONS]
-        scored = wq.Or([wq.Term(query.fieldname, w, boost=query.boost) for w, _ in commonest])
+        scored = ScoredPrefix(
+            [wq.Term(query.fieldname, w, boost=query.boost) for w, _ in commonest]
+        )
         if not words:
             return wq.Term(query.fieldname, query.text, boost=query.boost)  # matches nothing
         return scored if len(words) <= SCORED_EXPANSIONS else wq.AndMaybe(query, scored)

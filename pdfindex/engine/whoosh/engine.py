@@ -148,7 +148,10 @@ class WhooshEngine(OneFolder):
         reader = s.reader()
 
         def prefix_words(field: str, prefix: str) -> list[tuple[str, int]]:
-            words = reader.expand_prefix(field, prefix)
+            words = (
+                w.decode() if isinstance(w, bytes) else w
+                for w in reader.expand_prefix(field, prefix)
+            )
             return [(w, reader.doc_frequency(field, w)) for w in words]
 
         compiled = compile_query(query, ["content"], self._expander(s), prefix_words=prefix_words)
