@@ -9,15 +9,20 @@ new text, removes the file again, and repeats; prints min/median/max seconds.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.pdfwriter import write_pdf
 from pdfindex.api import PdfIndex
 from pdfindex.config import load_settings
 from pdfindex.tools.exact import search_pdf
+
+if TYPE_CHECKING:
+    from pdfindex.indexer.live import LiveIndex
 
 
 def measure(root: Path, runs: int = 20, quiet: float = 1.0) -> list[float]:
@@ -25,23 +30,36 @@ def measure(root: Path, runs: int = 20, quiet: float = 1.0) -> list[float]:
     index = PdfIndex(load_settings(root=root))
     live = index.live(quiet=quiet).start()
     live.caught_up.wait()
-    scratch = Path(tempfile.mkdtemp())
-    latencies = []
     try:
-        for run in range(runs):
-            marker = f"landedmarker{run:03d}x"
-            source = write_pdf(scratch / f"{run}.pdf", [f"{marker} arrives", "second page"])
-            target = root / "files" / f"zz-landed-{run:03d}.pdf"
-            target.write_bytes(source.read_bytes())
-            landed = time.perf_counter()
-            while not search_pdf(index, target.stem, marker).get("query_exists"):
-                time.sleep(0.02)
-            latencies.append(time.perf_counter() - landed)
-            target.unlink()
-            live.wait_idle(30)
+        return landing_seconds(index, live, root, runs)
     finally:
         live.close()
         index.close()
+
+
+def landing_seconds(
+    index: PdfIndex, live: LiveIndex, root: Path, runs: int, move: bool = False
+) -> list[float]:
+    """For each run, a new PDF written (or, with `move`, renamed) into the files folder
+    and the seconds until search_pdf finds its word (polled every 20 ms, 60 s at most)."""
+    scratch = Path(tempfile.mkdtemp())
+    latencies = []
+    for run in range(runs):
+        marker = f"landedmarker{run:03d}x"
+        source = write_pdf(scratch / f"{run}.pdf", [f"{marker} arrives", "second page"])
+        target = root / "files" / f"zz-landed-{run:03d}.pdf"
+        if move:  # one `moved` event, as a save-then-rename gives
+            os.replace(source, target)
+        else:
+            target.write_bytes(source.read_bytes())
+        landed = time.perf_counter()
+        while not search_pdf(index, target.stem, marker).get("query_exists"):
+            if time.perf_counter() - landed > 60:
+                raise RuntimeError(f"{target.name} not searchable after 60 s")
+            time.sleep(0.02)
+        latencies.append(time.perf_counter() - landed)
+        target.unlink()
+        live.wait_idle(60)
     return latencies
 
 

@@ -28,20 +28,18 @@ import os
 import resource
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from benchmarks.engine_table import query_cases, rss_mb
-from benchmarks.pdfwriter import write_pdf
+from benchmarks.live_latency import landing_seconds
 from pdfindex.api import PdfIndex
 from pdfindex.config import Settings, load_settings
 from pdfindex.models import FileRecord
 from pdfindex.paths import assign_slug
 from pdfindex.text.index import index_text
-from pdfindex.tools.exact import search_pdf
 
 DOCUMENT = "generic_pgf_pgfmanual"  # search_pdf's and the regex's document, in copy 0
 
@@ -252,22 +250,8 @@ def landed(index: PdfIndex, root: Path, runs: int, quiet: float) -> dict[str, An
     live = index.live(quiet=quiet).start()
     live.caught_up.wait()
     caught = time.perf_counter() - begin
-    scratch = Path(tempfile.mkdtemp())
-    seconds = []
     try:
-        for run in range(runs):
-            word = f"landedmarker{run:03d}x"
-            source = write_pdf(scratch / f"{run}.pdf", [f"{word} arrives", "second page"])
-            target = root / "files" / f"zz-landed-{run:03d}.pdf"
-            os.replace(source, target)  # one `moved` event, as a save-then-rename gives
-            start = time.perf_counter()
-            while not search_pdf(index, target.stem, word).get("query_exists"):
-                if time.perf_counter() - start > 60:
-                    raise RuntimeError(f"{target.name} not searchable after 60 s")
-                time.sleep(0.02)
-            seconds.append(time.perf_counter() - start)
-            target.unlink()
-            live.wait_idle(60)
+        seconds = landing_seconds(index, live, root, runs, move=True)
         rss = rss_mb()
     finally:
         live.close()

@@ -14,6 +14,7 @@ from pdfindex.errors import EncryptedDocument
 from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish
 from pdfindex.extract.glyphs import GLYPHS_VERSION, SUSPECT, Glyph, is_suspect, resolve
 from pdfindex.layout.geometry import BACKGROUND_SHARE, LARGE_IMAGE_SHARE
+from pdfindex.memory import private_mb
 
 
 def _restore_hyphens(text: str) -> str:
@@ -41,12 +42,12 @@ class PdfiumAdapter:
             pages: list[str] = []
             suspect: dict[int, list[Glyph]] = {}  # page index -> its unnamed characters
             image_pages: list[int] = []
-            opened_at = _private_mb()
+            opened_at = private_mb()
             for index in range(len(pdf)):
-                if index % REOPEN_CHECK_PAGES == 0 and _private_mb() - opened_at > REOPEN_GROWTH_MB:
+                if index % REOPEN_CHECK_PAGES == 0 and private_mb() - opened_at > REOPEN_GROWTH_MB:
                     pdf.close()  # drops what PDFium keeps of the pages read so far
                     pdf = _open(path)
-                    opened_at = _private_mb()
+                    opened_at = private_mb()
                 page = pdf[index]
                 textpage = page.get_textpage()
                 try:
@@ -123,18 +124,6 @@ def _open(path: Path) -> pdfium.PdfDocument:
         if "password" in str(exc).lower():
             raise EncryptedDocument("a password is required to open this PDF") from exc
         raise
-
-
-def _private_mb() -> int:
-    """This process's anonymous memory (Linux); 0 where /proc does not tell."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
 
 
 def has_large_image(page: pdfium.PdfPage) -> bool:

@@ -45,6 +45,7 @@ from pdfminer.utils import decode_text
 from pdfindex.errors import EncryptedDocument, PageOutOfRange
 from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish, normalize_text
 from pdfindex.layout.records import BBox, Graphic, PageLayout, TextBlock, TextLine
+from pdfindex.memory import private_mb
 
 
 def _open_document(handle: BinaryIO) -> PDFDocument:
@@ -267,18 +268,18 @@ def iter_layouts(
     with open(path, "rb") as handle:
         document = _open_document(handle)
         pages = _wanted_pages(document, wanted)
-        opened_at = _private_mb()
+        opened_at = private_mb()
         manager = PDFResourceManager(caching=True)
         for number in wanted:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"layout analysis stopped before page {number}")
-            if _private_mb() - opened_at > REOPEN_GROWTH_MB:  # drop the parsed objects
+            if private_mb() - opened_at > REOPEN_GROWTH_MB:  # drop the parsed objects
                 del pages, document, manager
                 handle.seek(0)
                 document = _open_document(handle)
                 pages = _wanted_pages(document, wanted)
                 manager = PDFResourceManager(caching=True)
-                opened_at = _private_mb()
+                opened_at = private_mb()
             aggregator = PDFPageAggregator(manager, laparams=LAParams())
             PDFPageInterpreter(manager, aggregator).process_page(pages[number])
             layout = _page_layout(number, aggregator.get_result())
@@ -303,18 +304,6 @@ def _wanted_pages(document: PDFDocument, wanted: list[int]) -> dict[int, PDFPage
             valid = f"pages 1-{len(pages)}" if pages else "no pages"
             raise PageOutOfRange(f"page {number} is out of range: this document has {valid}")
     return {n: pages[n - 1] for n in wanted}
-
-
-def _private_mb() -> int:
-    """This process's anonymous memory (Linux); 0 where /proc does not tell."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
 
 
 def _page_layout(number: int, page: LTPage) -> PageLayout:
