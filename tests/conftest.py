@@ -66,6 +66,7 @@ DATABASES: dict[Path, str] = {}  # project root -> its database (postgres pass)
 # every embedded engine).
 ONE_PASS = {
     "test_exact_grams.py",  # Tantivy's n-gram fields, opened by name
+    "test_phrase_pairs.py",  # Tantivy's pair field, opened by name
     "test_textmatch.py",
     "test_text.py",
     "test_glyphs.py",  # extraction, and exact search of the stored text

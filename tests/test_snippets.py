@@ -15,7 +15,16 @@ from hypothesis import strategies as st
 
 from pdfindex.api import PdfIndex
 from pdfindex.query import Phrase
-from pdfindex.search.snippets import LEAD, WIDTH, Unit, best_window, snippet
+from pdfindex.search.snippets import (
+    LEAD,
+    WIDTH,
+    Unit,
+    _scanned,
+    best_window,
+    phrase_units,
+    snippet,
+)
+from pdfindex.text.index import _JOINABLE, index_word_spans
 from pdfindex.text.words import word_spans, words
 from tests import pdfgen
 from tests.conftest import make_settings
@@ -145,6 +154,41 @@ def test_a_phrase_found_in_any_text_is_marked_whole(text: list[str], data: st.Da
     phrase = found[at : at + length]
     shown = snippet(page, set(phrase), [Phrase(tuple(phrase))], width=60)
     assert any(_holds_in_order(words(mark), phrase) for mark in MARK.findall(shown)), shown
+
+
+PIECES = ["a", "b", "ab", "Straße", "STRASSE", "日", "本", "marg", "ins", "x_y", "e.g."]
+GAPS = [" ", "\n", "-\n", "- \n  ", "  \t", ", ", "", "\u00ad\n", "\r\n"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(st.tuples(st.sampled_from(PIECES), st.sampled_from(GAPS)), max_size=60),
+    lead=st.sampled_from(["", " ", "\n\n  "]),
+    data=st.data(),
+)
+def test_phrase_units_equal_a_scan_of_the_page_s_words(
+    pieces: list[tuple[str, str]], lead: str, data: st.DataObject
+) -> None:
+    """The regex over the joined page (issue 30) finds the occurrences the scan of its word
+    list finds, at the same places: hyphens at line ends, CJK, ß, whitespace runs. Where a
+    line-end join holds several words (`a-\\n日`), the scan places each over the whole join,
+    the regex on the word's own characters."""
+    page = lead + "".join(word + gap for word, gap in pieces)
+    found = [word for word, _, _ in index_word_spans(page)]
+    if len(found) < 2:
+        return
+    length = data.draw(st.integers(2, min(4, len(found))))
+    at = data.draw(st.integers(0, len(found) - length))
+    phrase = [Phrase(tuple(found[at : at + length]))]
+    found_units, scanned = sorted(phrase_units(page, phrase)), sorted(_scanned(page, phrase))
+    assert len(found_units) == len(scanned)
+    for unit, whole in zip(found_units, scanned, strict=True):
+        assert unit.key == whole.key
+        assert whole.start <= unit.start < unit.end <= whole.end
+        if not _JOINABLE.search(page):  # no line-end joins: each word at its own place
+            flat = " ".join(page.split())  # where the snippet cuts and marks
+            assert flat[unit.start].casefold().startswith(unit.key[0][0])
+            assert flat[unit.end - 1].casefold().endswith(unit.key[-1][-1])
 
 
 def test_a_sloppy_phrase_is_shown_with_the_words_between() -> None:

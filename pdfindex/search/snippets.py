@@ -18,8 +18,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import NamedTuple
 
 from pdfindex.query import Node, Phrase, leaves
-from pdfindex.text.index import index_word_spans
-from pdfindex.text.words import is_cjk, words_regex
+from pdfindex.text.index import _BREAK_IN_WORD, _JOINABLE, index_word_spans
+from pdfindex.text.words import CJK_CLASS, is_cjk, words_regex
 
 WIDTH = 240  # characters a snippet shows
 LEAD = 40  # of which before the first match of the window, for context
@@ -93,6 +93,65 @@ def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
     (a word hyphenated at a line end whole), placed in the text with its whitespace runs
     flattened: its words side by side (slop 1), or in order with at most `slop - 1`
     other words between them, the shortest from each first word."""
+    adjacent = [phrase for phrase in phrases if phrase.slop <= 1]
+    located = _joined(text) if adjacent else None
+    if located is None:
+        return _scanned(text, phrases)
+    folded, place = located
+    found = [
+        Unit(place(m.start(1)), place(m.end(1) - 1) + 1, phrase.words)
+        for phrase in adjacent
+        for m in _phrase_pattern(phrase.words).finditer(folded)
+    ]
+    return found + _scanned(text, [phrase for phrase in phrases if phrase.slop > 1])
+
+
+def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A regex finding a phrase's words side by side in casefolded text where they stand as
+    words (pdfindex.text.words: a CJK character is a word wherever it stands), every
+    occurrence, overlapping ones too (a lookahead)."""
+    tokens = [
+        re.escape(word) if is_cjk(word) else rf"{_NOT_AFTER}{re.escape(word)}{_NOT_BEFORE}"
+        for word in words
+    ]
+    return re.compile(r"(?=(" + r"\W*".join(tokens) + "))")
+
+
+_WORD_BUT_CJK = rf"[^\W{CJK_CLASS}]"
+_NOT_AFTER = rf"(?<!{_WORD_BUT_CJK})"
+_NOT_BEFORE = rf"(?!{_WORD_BUT_CJK})"
+_LONG_SPACE = re.compile(r"\s{2,}")
+
+
+def _joined(text: str) -> tuple[str, Callable[[int], int]] | None:
+    """The page with its line-end hyphenated words joined as the index joins them,
+    casefolded, and where a character of it stands in the flattened page; None when
+    casefolding changes its length (ß): then the words are scanned one by one."""
+    pieces, removed, cuts, done = [], [0], [0], 0
+    for match in _JOINABLE.finditer(text):
+        parts = _BREAK_IN_WORD.split(match.group())
+        pieces += [text[done : match.start()], *parts]
+        at = match.start() - removed[-1]
+        for part, gap in zip(parts, _BREAK_IN_WORD.findall(match.group()), strict=False):
+            at += len(part)
+            cuts.append(at)
+            removed.append(removed[-1] + len(gap))
+        done = match.end()
+    joined = "".join([*pieces, text[done:]]) if pieces else text
+    folded = joined.casefold()
+    if len(folded) != len(joined):
+        return None
+    flat = _flattened(text)
+
+    def place(index: int) -> int:
+        return flat(index + removed[bisect_right(cuts, index) - 1])
+
+    return folded, place
+
+
+def _scanned(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
+    """phrase_units by the page's word list: phrases with words between, and pages whose
+    casefolding changes their length."""
     if not phrases:
         return []
     spans = index_word_spans(text)
@@ -110,17 +169,16 @@ def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
 
 def _flattened(text: str) -> Callable[[int], int]:
     """Where a non-space character of `text` stands once its whitespace runs are one
-    space and its ends trimmed (" ".join(text.split()))."""
-    tokens = [m.span() for m in re.finditer(r"\S+", text)]
-    starts = [s for s, _ in tokens]
-    flat_starts, at = [], 0
-    for s, e in tokens:
-        flat_starts.append(at)
-        at += e - s + 1
+    space and its ends trimmed (" ".join(text.split())): only runs of two or more move
+    what follows them."""
+    lead = len(text) - len(text.lstrip())
+    ends, shifts = [lead], [lead]
+    for run in _LONG_SPACE.finditer(text, lead):
+        ends.append(run.end())
+        shifts.append(shifts[-1] + run.end() - run.start() - 1)
 
     def position(index: int) -> int:
-        n = bisect_right(starts, index) - 1
-        return flat_starts[n] + index - starts[n]
+        return index - shifts[bisect_right(ends, index) - 1]
 
     return position
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 import tantivy
 from tantivy import Occur, Query
 
 from pdfindex import query as pq
-from pdfindex.engine.tantivy.schema import STEM_FIELD, stem
+from pdfindex.engine.tantivy.schema import PAIRED, STEM_FIELD, indexed_pair, stem
 from pdfindex.engine.vocabulary import within
 
 # field -> boost: a word may match in any of these fields (element captions weigh double)
@@ -97,7 +98,7 @@ class _Compiler:
             commonest = sorted(words, key=lambda pair: -pair[1])[:SCORED_EXPANSIONS]
             return self.scored(field, [word for word, _ in commonest], matching=query)
         if isinstance(node, pq.Phrase):
-            return Query.phrase_query(schema, field, list(node.words), slop=node.slop - 1)
+            return self.phrase(node, field)
         if node.distance == 0:
             return Query.term_query(schema, field, node.text)
         query = Query.fuzzy_term_query(
@@ -108,6 +109,23 @@ class _Compiler:
         start = node.text[:TYPO_SHARED_START]
         near = [word for word, _ in self.expand(start, TYPO_NEIGHBOURS)]
         return self.scored(field, within(near, node.text, node.distance), matching=query)
+
+    def phrase(self, node: pq.Phrase, field: str) -> Query:
+        """Adjacent words: two as their pair's term, more confirmed by position on the pages
+        holding all their indexed pairs (schema.PAIR_FIELD); a Tantivy phrase alone reads
+        the positions of its words on every page holding them all."""
+        words = list(node.words)
+        query = Query.phrase_query(self.schema, field, words, slop=node.slop - 1)
+        if node.slop > 1 or field not in PAIRED:
+            return query
+        pairs = [pair for a, b in pairwise(words) if (pair := indexed_pair(a, b))]
+        terms = [Query.term_query(self.schema, PAIRED[field], pair) for pair in pairs]
+        if len(words) == 2 and terms:
+            return terms[0]
+        if not terms:
+            return query
+        holding = [(Occur.Must, Query.const_score_query(term, 0.0)) for term in terms]
+        return Query.boolean_query([*holding, (Occur.Must, query)])
 
     def scored(self, field: str, words: list[str], matching: Query | None = None) -> Query:
         """Pages holding any of `words`, or those `matching` if given, ranked by the BM25

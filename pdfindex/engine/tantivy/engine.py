@@ -34,12 +34,14 @@ from pdfindex.engine.tantivy.schema import (
     GRAM_FIELD,
     ORDER_FIELD,
     PAGE,
+    PAIR_FIELD,
     STEM_FIELD,
     STEMMER,
     open_or_create,
     order_key,
     path_id,
     stem,
+    word_pairs,
 )
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
@@ -476,6 +478,7 @@ class TantivyWriter(OneFolderWriter):
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
             fields = {"page": number, "content": indexed, STEM_FIELD: indexed}
             document = self._document(PAGE, record, **fields, text=text.encode())
+            document.add_text(PAIR_FIELD, word_pairs(indexed.casefold()))
             plain = plain_form(text)
             document.add_text(GRAM_FIELD, plain)
             document.add_text(CHUNK_FIELD, plain)

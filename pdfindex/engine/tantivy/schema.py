@@ -11,6 +11,7 @@ English (Snowball) stems, for ranking natural-language queries only (pdfindex.qu
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import NamedTuple
 
@@ -30,9 +31,9 @@ from pdfindex.text.words import RUST_WORD_PATTERN
 # and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
 # pages' line counts (a regex reads only the pages it can match); 6: each Chinese or
 # Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN); 7: the page's character
-# trigrams (pdfindex.text.substrings), for exact search. An older index is started empty and
-# refilled from the extraction cache.
-FORMAT_VERSION = 7
+# trigrams (pdfindex.text.substrings), for exact search; 8: adjacent word pairs, for phrases.
+# An older index is started empty and refilled from the extraction cache.
+FORMAT_VERSION = 8
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
@@ -43,11 +44,22 @@ GRAM_FIELD = "grams"  # the page's plain form cut in character n-grams: exact se
 CHUNK_FIELD = "chunks"
 CHUNK_TOKENIZER = "pdfindex_chunks"
 ORDER_FIELD = "order"  # "<path>\0<page>": candidates come in (path, page) order from it
+# Two adjacent words as one term ("of the") where one of them is short (SHORT characters
+# or fewer, as the commonest words are in the languages of the corpus; a Chinese or Japanese
+# character is one): a phrase then reads the pages holding its pairs, not the positions of
+# two of the commonest words on every page holding both. Pairs of two longer words are left
+# out (a fifth of the index's size at 48k pages for phrases that are fast anyway), and so
+# are positions: a longer phrase is confirmed on the content field's, on those pages only.
+PAIR_FIELD = "pairs"
+PAIR_TOKENIZER = "pdfindex_pairs"
+SHORT = 3
+PAIRED = {"content": PAIR_FIELD}  # a field whose pairs are indexed -> where
 WRITER_LOCK = ".tantivy-writer.lock"  # Tantivy's own: held, no writer can start
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
 STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranking only
 # The same words, stemmed: what the stemmed field holds, and how a query's word is looked
 # up there (pdfindex.query.Stem).
+WORDS = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(RUST_WORD_PATTERN)).build()
 STEMMER = (
     tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(RUST_WORD_PATTERN))
     .filter(tantivy.Filter.stemmer("english"))
@@ -59,6 +71,21 @@ def stem(word: str) -> str:
     """A word's English stem, as the stemmed field holds it."""
     found = STEMMER.analyze(word)
     return found[0] if found else word
+
+
+def word_pairs(text: str) -> str:
+    """The indexed pairs of adjacent words of casefolded `text`, cut as the content field
+    cuts it, one per line: what the pair field holds."""
+    pairs = [indexed_pair(a, b) for a, b in pairwise(WORDS.analyze(text))]
+    return "\n".join([pair for pair in pairs if pair])
+
+
+def indexed_pair(first: str, second: str) -> str | None:
+    """Two adjacent words as the pair field holds them ("of the"); None if it holds no such
+    pair (neither word is short)."""
+    if len(first) <= SHORT or len(second) <= SHORT:
+        return f"{first} {second}"
+    return None
 
 
 def make_schema() -> tantivy.Schema:
@@ -79,6 +106,7 @@ def make_schema() -> tantivy.Schema:
     # reads the page to confirm, so positions would only grow the index.
     builder.add_text_field(GRAM_FIELD, tokenizer_name=GRAM_TOKENIZER, index_option="basic")
     builder.add_text_field(CHUNK_FIELD, tokenizer_name=CHUNK_TOKENIZER, index_option="position")
+    builder.add_text_field(PAIR_FIELD, tokenizer_name=PAIR_TOKENIZER, index_option="freq")
     builder.add_text_field(ORDER_FIELD, tokenizer_name="raw", fast=True, index_option="basic")
     builder.add_bytes_field("text", stored=True)  # the page text as extracted (UTF-8)
     builder.add_bytes_field("record", stored=True)  # catalog record or element, as JSON
@@ -134,8 +162,9 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
         if time.monotonic() >= deadline:
             raise locked_out(folder, timeout)
         time.sleep(0.05)
-    analyzer = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(RUST_WORD_PATTERN)).build()
-    index.register_tokenizer(TOKENIZER, analyzer)
+    index.register_tokenizer(TOKENIZER, WORDS)
+    pairs = tantivy.Tokenizer.regex("[^\n]+")
+    index.register_tokenizer(PAIR_TOKENIZER, tantivy.TextAnalyzerBuilder(pairs).build())
     index.register_tokenizer(STEM_TOKENIZER, STEMMER)
     grams = tantivy.Tokenizer.ngram(min_gram=GRAM, max_gram=GRAM, prefix_only=False)
     index.register_tokenizer(GRAM_TOKENIZER, tantivy.TextAnalyzerBuilder(grams).build())
