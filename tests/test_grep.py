@@ -11,8 +11,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.api import PdfIndex
-from pdfindex.search.regexwords import required_words
+from pdfindex.search.regexwords import required_pieces, required_words
 from pdfindex.text.index import index_text
+from pdfindex.text.substrings import plain_form
 from pdfindex.text.words import words
 from pdfindex.tools.grep import (
     _hopeful_lines,
@@ -25,7 +26,7 @@ from pdfindex.tools.grep import (
 )
 
 WORDS = ["node", "distance", "Node", "dist", "a", "aa", "x1", "_y", "née", "ǅz"]
-SEPARATORS = ["\n", "\r\n", "\r", "\x0c", "\x0b", "\u2028", " ", "  ", "\t", "-"]
+SEPARATORS = ["\n", "\r\n", "\r", "\x0c", "\x0b", "\u2028", " ", "  ", "\t", "-", "-\n", " \u00a0"]
 PATTERNS = [
     r"node",
     r"node\s+distance",
@@ -113,6 +114,9 @@ NARROWED = [
     r"[-\s]+node\s",
     r"Node\s*distance",
     r"(node|a)\s+dist",
+    r"node\s+a\s+x1",
+    r"e\s+\s+d",
+    r"aa[ \t]+node",
 ]
 
 
@@ -140,6 +144,8 @@ def test_every_page_a_pattern_matches_holds_the_words_it_requires(
     assert set(whole) <= held, (page, pattern)
     for start in starts:
         assert any(word.startswith(start) for word in held), (page, pattern, start)
+    for piece in required_pieces(pattern):  # what n-gram engines narrow by
+        assert piece in plain_form(page), (page, pattern, piece)
 
 
 def test_required_words_of_patterns() -> None:
@@ -149,6 +155,15 @@ def test_required_words_of_patterns() -> None:
     assert required_words(r"node\s*distance") == ([], [])  # nothing may stand between
     for unsure in (r"node", r"^ node ", r"(?i) node ", r" x{e<=1} ", r"[[a-z]--[q]] node "):
         assert required_words(unsure) == ([], []), unsure
+        assert required_pieces(unsure) == [], unsure
+
+
+def test_required_pieces_of_patterns() -> None:
+    assert required_pieces(r"Node\s+distance") == ["node distance"]
+    assert required_pieces(r"a[ \t]+b\s\s+c") == ["a b c"]
+    assert required_pieces(r"node\s*distance") == []  # nothing may stand between
+    assert required_pieces(r"(node)\s+x") == []  # cut at what it cannot see into
+    assert required_pieces(r"node distance") == ["node distance"]
 
 
 def _every_line(index: PdfIndex, slug: str, pattern: str) -> list[tuple[int, int, int, str]]:

@@ -57,6 +57,49 @@ def required_words(pattern: str) -> tuple[list[str], list[str]]:
     return sorted(words), sorted(starts - words)
 
 
+def required_pieces(pattern: str) -> list[str]:
+    """Strings of ASCII words and single spaces, casefolded, whose plain form
+    (pdfindex.text.substrings) every match's page holds: `node\\s+distance` holds
+    `node distance`, as whitespace runs are one space there. An engine with n-grams reads
+    only the pages holding them; only pieces with a space are given (the others are
+    words, required_words's). Cut at anything else, and empty where required_words is."""
+    if not _plain(pattern):
+        return []
+    try:
+        parsed = sre_parse.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return []
+    pieces, run = [], ""
+    for op, value in [*parsed, (None, None)]:
+        if op is sre_parse.LITERAL and _WORD_CHAR.fullmatch(chr(value)):
+            run += chr(value).casefold()
+            continue
+        if run and run[-1] != " " and _spaces(op, value):
+            run += " "
+            continue
+        if run and run[-1] == " " and _spaces(op, value):
+            continue
+        pieces.append(run.strip())
+        run = ""
+    return [piece for piece in pieces if " " in piece]
+
+
+def _spaces(op: Any, value: Any) -> bool:
+    """Whether an item matches one or more whitespace characters and nothing else."""
+    if op is sre_parse.LITERAL:
+        return chr(value) in " \t\n"
+    if op is sre_parse.IN:
+        return all(
+            (kind is sre_parse.CATEGORY and member in _NONWORD_CATEGORIES)
+            or (kind is sre_parse.LITERAL and chr(member) in " \t\n")
+            for kind, member in value
+        )
+    if op in (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT) and value[0] >= 1:
+        inner = list(value[2])
+        return len(inner) == 1 and _spaces(*inner[0])
+    return False
+
+
 def looks_around(pattern: str) -> bool:
     """Whether `pattern` holds one of LINE_MARKS."""
     return any(mark in pattern for mark in LINE_MARKS)

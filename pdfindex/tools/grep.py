@@ -11,6 +11,7 @@ import itertools
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -20,12 +21,13 @@ from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import FileRecord
 from pdfindex.search.regexsize import MAX_SIZE, compiled_size
-from pdfindex.search.regexwords import looks_around, required_words
+from pdfindex.search.regexwords import looks_around, required_pieces, required_words
 from pdfindex.tools.budget import fit, items_budget
 from pdfindex.tools.names import find_document, readable
 from pdfindex.tools.results import SearchInFileResult
 
 MAX_PATTERN = 1000
+CACHED_PATTERN = 200  # characters and compiled items of a pattern kept compiled
 PageLines = tuple[int, str, int]  # page number, its text, lines of the pages before it
 TIME_LIMIT = 2.0  # seconds of matching per call
 SCAN_RATE = 1_000_000  # characters/s the regex engine reads at least, unless it backtracks
@@ -44,7 +46,7 @@ def compile_pattern(pattern: str, case_sensitive: bool) -> regex.Pattern:
         )
     flags = regex.VERSION1 if case_sensitive else regex.VERSION1 | regex.IGNORECASE
     try:
-        return regex.compile(pattern, flags, cache_pattern=False)
+        return _compiled(pattern, flags)
     except regex.error as exc:
         raise InvalidQuery(f"invalid regular expression {pattern!r}: {exc}") from exc
 
@@ -58,6 +60,19 @@ def page_filter(pattern: str, case_sensitive: bool) -> regex.Pattern | None:
     if looks_around(pattern):
         return None
     flags = regex.VERSION1 | (0 if case_sensitive else regex.IGNORECASE)
+    return _compiled(pattern, flags)
+
+
+def _compiled(pattern: str, flags: int) -> regex.Pattern:
+    """A pattern compiled, kept for the next calls when it is short (compiling took a call
+    ~1 ms): regex's own cache would keep hostile ones too (issue 31)."""
+    if len(pattern) <= CACHED_PATTERN and compiled_size(pattern) <= CACHED_PATTERN:
+        return _kept(pattern, flags)
+    return regex.compile(pattern, flags, cache_pattern=False)
+
+
+@lru_cache(maxsize=32)
+def _kept(pattern: str, flags: int) -> regex.Pattern:
     return regex.compile(pattern, flags, cache_pattern=False)
 
 
@@ -148,7 +163,8 @@ def _narrowed(index: PdfIndex, record: FileRecord, pattern: str) -> Iterator[Pag
     words, starts = required_words(pattern)
     if not words and not starts:
         return None
-    found = index.engine.candidates(slug=record.slug, terms=words, prefixes=starts)
+    pieces = required_pieces(pattern) or None  # `node\s+distance`: pages with `node distance`
+    found = index.engine.candidates(slug=record.slug, terms=words, prefixes=starts, pieces=pieces)
     before = list(itertools.accumulate(counts, initial=0))
     # Read as the search goes: the request's time limit is checked between pages.
     return ((ref.page, found.text(ref), before[ref.page - 1]) for ref in found.refs)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
-from pdfindex.search.regexwords import required_words
+from pdfindex.search.regexwords import required_pieces, required_words
 from pdfindex.tools import fzf
 from pdfindex.tools.grep import TIME_LIMIT, compile_pattern, page_filter
 
@@ -133,7 +133,10 @@ def regex_lines(
     compiled = compile_pattern(pattern, case_sensitive)
     whole_page = page_filter(pattern, case_sensitive)
     words, starts = required_words(pattern) if whole_page else ([], [])
-    found = index.engine.candidates(path=scope, terms=words or None, prefixes=starts or None)
+    pieces = required_pieces(pattern) if whole_page else []
+    found = index.engine.candidates(
+        path=scope, terms=words or None, prefixes=starts or None, pieces=pieces or None
+    )
     numbering = Numbering(index)
     stop_at = time.monotonic() + TIME_LIMIT
 
