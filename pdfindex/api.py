@@ -114,7 +114,7 @@ class PdfIndex:
             )
             return
         _log().warning(
-            "the index in %s was damaged or older (%s): rebuilt it (%d files: %d pages from the "
+            "the index in %s was damaged or older (%s): rebuilt it (%d files: %d from the "
             "extraction cache, %d parsed)",
             where,
             damage,
