@@ -21,6 +21,7 @@ from pdfindex.engine.postgres.candidates import FIRST_CANDIDATES, PostgresCandid
 from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
 from pdfindex.engine.postgres.grams import GRAM_TABLE, query_grams
+from pdfindex.engine.postgres.lists import build_new
 from pdfindex.engine.postgres.ranking import Ranker, Ranking, like_prefix
 from pdfindex.engine.postgres.schema import (
     FORMAT_VERSION,
@@ -28,6 +29,7 @@ from pdfindex.engine.postgres.schema import (
     WRITER_LOCK,
     add_grams,
     create_or_check,
+    upgrade_lists,
 )
 from pdfindex.engine.postgres.writer import PostgresWriter
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary
@@ -73,6 +75,7 @@ class PostgresEngine:
         else:
             self._create_or_check(self._connection)
             self._add_grams(self._connection)
+            self._upgrade_lists(self._connection)
         self._grams_seen = False  # the trigram table, once seen, stays (grams)
         self._said_no_grams = False
         self._vocabulary = GenerationCache(
@@ -145,6 +148,15 @@ class PostgresEngine:
         if added is not None:
             log.info("added the trigrams of %d pages to the %s", added, self.where)
 
+    def _upgrade_lists(self, connection: psycopg.Connection[Any]) -> None:
+        """The commit's functions of now (schema.upgrade_lists) given to a database of
+        before them; one that refuses keeps the old ones, which still work (slower)."""
+        try:
+            if upgrade_lists(connection):
+                log.info("upgraded the impact lists' functions of the %s", self.where)
+        except psycopg.Error as exc:
+            log.warning("could not upgrade the functions of the %s: %s", self.where, exc)
+
     def _has_grams(self) -> bool:
         """Whether the database read has the trigram table; looked at until it has."""
         if self._grams_seen:
@@ -173,6 +185,7 @@ class PostgresEngine:
         with self._connect(self.url, autocommit=True) as primary:
             self._create_or_check(primary)
             self._add_grams(primary)
+            self._upgrade_lists(primary)
         if not self._wait_for(lambda: self._format_seen() == FORMAT_VERSION):
             found = self._format_seen()
             raise ConfigError(
@@ -446,6 +459,11 @@ class PostgresEngine:
                     "pdfindex_words",
                 ):
                     connection.execute(f"DELETE FROM {table}")  # readers see the old rows
+                # Every page is written again, by this writer: pairs posted (lists.py).
+                connection.execute(
+                    "INSERT INTO pdfindex_meta VALUES ('posted_pairs', 1)"
+                    " ON CONFLICT (key) DO UPDATE SET value = 1"
+                )
                 wrapped.changed = True
             yield wrapped
             if wrapped.changed:
@@ -454,6 +472,7 @@ class PostgresEngine:
                     "UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'"
                     " RETURNING value"
                 ).fetchone()[0]  # type: ignore[index]
+                build_new(connection)  # under the generation row's lock, as the trigger
                 connection.commit()
                 if clear or wrapped.pages_added >= ANALYZE_PAGES:
                     # Many rows new: until autovacuum comes by (a minute or more), the
