@@ -545,6 +545,37 @@ def test_impact_lists_stay_whole_through_incremental_commits(tmp_path: Path, old
         opened.close()
 
 
+def test_page_totals_are_kept_by_each_commit_not_counted(engine: Engine) -> None:
+    """BM25's page count and mean length come from the totals each commit keeps in meta
+    (stats.py), equal to counting every page through adds, replaces and removes; a
+    commit that kept none (a pdfindex of before) makes readers count, and the next
+    commit counts them again."""
+    stats_of = engine._page_stats  # type: ignore[attr-defined]
+
+    def counted() -> tuple[int, float]:
+        count, total = _rows(engine, "SELECT count(*), sum(length) FROM pdfindex_pages")[0]
+        return int(count), int(total) / int(count)
+
+    for n in range(4):
+        _add(engine, f"s{n}.pdf", _pages(n, 3 + n))
+    with engine.writer(timeout=5) as writer:
+        writer.remove_file("s1.pdf")
+        pages = _pages(50, 7)
+        writer.replace_file(_record("s2.pdf", 7), pages, [index_text(p) for p in pages])
+        writer.add_file(_record("s9.pdf", 2), pages[:2], [index_text(p) for p in pages[:2]])
+        writer.remove_file("s9.pdf")  # added and removed in one commit
+    assert meta_value(engine, "stats_generation") == meta_value(engine, "generation")
+    assert stats_of()[:2] == counted()
+    with psycopg.connect(engine.url) as connection:  # type: ignore[attr-defined]
+        connection.execute("UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'pages'")
+        connection.execute("UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'")
+    assert stats_of()[:2] == counted()  # behind the generation: not trusted
+    _add(engine, "s5.pdf", _pages(5, 4))
+    assert meta_value(engine, "stats_generation") == meta_value(engine, "generation")
+    assert stats_of()[:2] == counted()
+    assert engine.indexed_pages() == counted()[0]
+
+
 def meta_value(engine: Engine, key: str) -> int | None:
     found = _rows(engine, f"SELECT value FROM pdfindex_meta WHERE key = '{key}'")
     return int(found[0][0]) if found else None

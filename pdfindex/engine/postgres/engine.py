@@ -17,6 +17,7 @@ import psycopg
 from pdfindex import query as pq
 from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
+from pdfindex.engine.postgres import stats
 from pdfindex.engine.postgres.candidates import FIRST_CANDIDATES, PostgresCandidates
 from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
@@ -225,12 +226,14 @@ class PostgresEngine:
 
     def _page_stats(self) -> tuple[int, float, int]:
         """Pages, and their mean length in words: BM25's N and average length; and from
-        how many pages on a word has an impact list (schema)."""
-        count, mean, listed = self._rows(
-            "SELECT count(*), avg(length), (SELECT value FROM pdfindex_meta"
-            " WHERE key = 'list_pages') FROM pdfindex_pages"
-        )[0]
-        return int(count), float(mean or 0.0), int(listed)
+        how many pages on a word has an impact list (schema). From the writers' running
+        totals (stats.py) when the last commit kept them, else counted from every page."""
+        meta = dict(self._rows("SELECT key, value FROM pdfindex_meta"))
+        count, total = stats.totals(meta)
+        if count is None:
+            count, total = self._rows("SELECT count(*), sum(length) FROM pdfindex_pages")[0]
+        count, total = int(count), int(total or 0)
+        return count, total / count if count else 0.0, int(meta["list_pages"])
 
     # -- the catalog -------------------------------------------------------------------
 
@@ -472,6 +475,7 @@ class PostgresEngine:
                     "UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'"
                     " RETURNING value"
                 ).fetchone()[0]  # type: ignore[index]
+                stats.keep(connection, generation, wrapped.pages_delta, wrapped.length_delta, clear)
                 build_new(connection)  # under the generation row's lock, as the trigger
                 connection.commit()
                 if clear or wrapped.pages_added >= ANALYZE_PAGES:
@@ -539,7 +543,7 @@ class PostgresEngine:
         return int(rows[0][0])
 
     def indexed_pages(self) -> int:
-        return int(self._rows("SELECT count(*) FROM pdfindex_pages")[0][0])
+        return self._page_stats()[0]
 
     def segment_count(self) -> int:
         return 1  # one set of tables; PostgreSQL has no segments to merge

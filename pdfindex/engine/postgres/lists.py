@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from pdfindex.engine.postgres import stats
 from pdfindex.engine.postgres.postings import FREQUENCIES, POSTING
 from pdfindex.engine.postgres.schema import K1, MAX_POSITIONS, B, posted_pair
 
@@ -82,9 +83,12 @@ def build_new(connection: Any) -> int:
     if not wanted:
         return 0
     always = {("w", word) for word in words} | {("s", s) for s, a, _ in stems if a}
-    mean = float(
-        connection.execute("SELECT greatest(avg(length), 1) FROM pdfindex_pages").fetchone()[0]
-    )
+    count, total = stats.totals(meta)
+    if count is None:
+        count, total = connection.execute(
+            "SELECT count(*), coalesce(sum(length), 0) FROM pdfindex_pages"
+        ).fetchone()
+    mean = max(int(total) / int(count), 1.0) if count else 1.0
     posted = [key for key in wanted if is_posted(*key, pairs_posted)]
     frequency = _frequencies(connection)
     lists: list[tuple[str, str, float, float, int]] = []

@@ -37,6 +37,8 @@ class PostgresWriter:
         self.changed = False
         self._counting = False
         self.pages_added = 0  # a large commit is followed by ANALYZE (engine.writer)
+        self.pages_delta = 0  # pages and words added less removed (stats.keep)
+        self.length_delta = 0
         self._staged: set[str] = set()  # paths whose postings wait for the commit (finish)
         # Pages added per lexeme, counted here from the vectors written (no query per
         # file: 40,000 files at a million pages), handed to the vocabulary at finish.
@@ -66,10 +68,12 @@ class PostgresWriter:
                 positions, lossy = page_positions(words)
                 self._added.update(positions.keys())
                 vectors.append((positions, len(words)))
+                self.length_delta += len(words)
                 # \w+ words hold no quote, backslash or space: each is a literal as it is.
                 vector = " ".join(f"'{w}':{','.join(map(str, p))}" for w, p in positions.items())
                 copy.write_row((record.path, number, record.slug, text, vector, len(words), lossy))
         self.pages_added += len(pages)
+        self.pages_delta += len(pages)
         # The narrow copy for counting, and the file noted for the impact lists (commit).
         self._execute(
             "INSERT INTO pdfindex_terms SELECT path, page, strip(words), strip(stems)"
@@ -130,6 +134,12 @@ class PostgresWriter:
     def remove_file(self, path: str) -> None:
         self.changed = True
         self._count(path, -1)
+        pages, length = self._execute(
+            "SELECT count(*), coalesce(sum(length), 0) FROM pdfindex_pages WHERE path = %s",
+            (path,),
+        ).fetchone()  # type: ignore[misc]
+        self.pages_delta -= int(pages)
+        self.length_delta -= int(length)
         for table in (
             "pdfindex_postings",
             "pdfindex_impacts",
