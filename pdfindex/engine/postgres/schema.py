@@ -434,7 +434,8 @@ def _with_pairs(words: list[str]) -> list[tuple[int, str]]:
         found.append((number, word))
         kind = kinds.get(word)
         if kind is None:
-            kind = kinds[word] = 1 if word in PAIRED else 2 if is_cjk(word) else 0
+            cjk = not word.isascii() and is_cjk(word)
+            kind = kinds[word] = 1 if word in PAIRED else 2 if cjk else 0
         if kind and kind == previous_kind:
             found.append((number - 1, pair(previous, word)))
         previous, previous_kind = word, kind
