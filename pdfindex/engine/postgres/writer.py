@@ -25,6 +25,7 @@ from pdfindex.engine.postgres.schema import (
 from pdfindex.models import ElementRecord, FileRecord
 from pdfindex.text.words import words as index_words
 
+SORT_MEMORY = "256MB"  # work_mem of the commit's sort of the staged postings
 PID, LENGTH = struct.Struct(">q"), struct.Struct(">i")  # a posting's parts (postings.POSTING)
 
 
@@ -157,6 +158,9 @@ class PostgresWriter:
         """Before the commit: the staged postings written, in word order, and the pages
         added per word handed to the vocabulary's count changes."""
         if self._staged:  # the table goes at commit (ON COMMIT DROP)
+            # Sorted in memory up to this much, past the default 4 MB (a 200,000-page
+            # commit's 2 GB of rows sorted on disk in runs of 4 MB took minutes).
+            self._execute(f"SET LOCAL work_mem = '{SORT_MEMORY}'")
             self._execute(STAGED_POSTINGS)
         if self._added:
             self._counted()
