@@ -24,8 +24,7 @@ from pdfindex.cli import main
 from pdfindex.config import index_settings, load_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.engine.postgres import engine as postgres_engine
-from pdfindex.engine.postgres import postings, ranking
-from pdfindex.engine.postgres.schema import POSTED_PAIR
+from pdfindex.engine.postgres import postings, ranking, schema
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
@@ -418,6 +417,170 @@ def test_impact_lists_give_the_same_top_pages_as_scoring_every_page(tmp_path: Pa
         listed.close()
 
 
+def _check_lists(engine: Engine) -> int:
+    """Every impact list as topk.py relies on it, checked from the pages themselves: each
+    page of the lexeme of higher impact than theta is listed, with that impact; nothing
+    else is; `entries` counts them (or more, after removals); every word on `list_pages`
+    pages or more has a list, and so do its stems. How many lists there are."""
+    least = _rows(engine, "SELECT value FROM pdfindex_meta WHERE key = 'list_pages'")[0][0]
+    lists = _rows(engine, "SELECT kind, lexeme, theta, mean, entries FROM pdfindex_lists")
+    listed = {(kind, lexeme): entries for kind, lexeme, _, _, entries in lists}
+    for kind, lexeme, theta, mean, entries in lists:
+        if entries < 0:
+            continue
+        column = "words" if kind == "w" else "stems"
+        want = {
+            (path, page): impact
+            for path, page, impact in _rows(
+                engine,
+                f"SELECT path, page, pdfindex_impact(10 * ts_rank_cd({column}, q, 0), length,"
+                f" {mean!r}) FROM pdfindex_pages, CAST(quote_literal('{lexeme}') AS tsquery) q"
+                f" WHERE {column} @@ q",
+            )
+        }
+        got = {
+            (path, page): impact
+            for path, page, impact in _rows(
+                engine,
+                "SELECT path, page, impact FROM pdfindex_impacts"
+                f" WHERE kind = '{kind}' AND lexeme = '{lexeme}'",
+            )
+        }
+        assert entries >= len(got), (kind, lexeme)  # a file removed leaves it as it was
+        assert set(got) <= set(want), (kind, lexeme)
+        above = {key for key, impact in want.items() if impact > theta * (1 + 1e-9)}
+        assert above <= set(got), (kind, lexeme, theta, sorted(above - set(got)))
+        for key, impact in got.items():
+            assert impact == pytest.approx(want[key], rel=1e-6), (kind, lexeme, key)
+    for (word,) in _rows(engine, f"SELECT word FROM pdfindex_words WHERE pages >= {least}"):
+        assert listed.get(("w", word), -1) >= 0, word
+        if not word.startswith("~"):
+            for (stem,) in _rows(
+                engine, f"SELECT lexeme FROM unnest(to_tsvector('pdfindex_stems', '{word}'))"
+            ):
+                assert ("s", stem) in listed, (word, stem)
+    return len(lists)
+
+
+def _downgrade(engine: Engine) -> None:
+    """The database as a pdfindex of before LISTS_VERSION left it: no 'lists' or
+    'posted_pairs' in meta, pairs of function words not posted, the old commit function
+    (a stand-in that makes no list: what it did is now lists.py's)."""
+    with psycopg.connect(engine.url) as connection:  # type: ignore[attr-defined]
+        connection.execute("DELETE FROM pdfindex_meta WHERE key IN ('lists', 'posted_pairs')")
+        connection.execute(
+            "DELETE FROM pdfindex_postings WHERE kind = 'w' AND lexeme LIKE '~%'"
+            " AND ascii(substr(lexeme, 2, 1)) < 12288"
+        )
+        connection.execute(
+            "CREATE OR REPLACE FUNCTION pdfindex_update_lists() RETURNS void"
+            " LANGUAGE plpgsql AS $$ BEGIN NULL; END $$"
+        )
+
+
+@pytest.mark.parametrize("old", [False, True], ids=["new", "upgraded"])
+def test_impact_lists_stay_whole_through_incremental_commits(tmp_path: Path, old: bool) -> None:
+    """New lists are made at commit from the postings of the lexemes the commit counted
+    (lists.py), not from every page: after commits that add, replace and remove files,
+    each list still holds every page above its theta, and every word on list_pages
+    pages has one, as a rebuild from scratch gives. A library of before (`old`: its
+    commit function, no posted pairs) is upgraded at open and its pairs' lists are made
+    from the pages."""
+    url = database_for(tmp_path)
+    opened = open_engine(index_settings(tmp_path, "postgres", database_url=url))
+    _lists(opened, pages=4, keep=3)
+    try:
+        for n in range(6):
+            _add(opened, f"d{n:02}.pdf", _pages(n, 6))
+        if old:
+            _downgrade(opened)
+            opened.close()
+            opened = open_engine(index_settings(tmp_path, "postgres", database_url=url))
+            meta = dict(_rows(opened, "SELECT key, value FROM pdfindex_meta"))
+            assert meta["lists"] == schema.LISTS_VERSION
+            assert "posted_pairs" not in meta
+            assert (
+                "BEGIN NULL"
+                not in _rows(
+                    opened, "SELECT prosrc FROM pg_proc WHERE proname = 'pdfindex_update_lists'"
+                )[0][0]
+            )
+        for batch in range(3):
+            with opened.writer(timeout=10) as writer:
+                for n in range(10 + batch * 8, 18 + batch * 8):
+                    pages = _pages(n, 5)
+                    writer.add_file(
+                        _record(f"d{n:02}.pdf", 5), pages, [index_text(p) for p in pages]
+                    )
+            _check_lists(opened)
+        with opened.writer(timeout=10) as writer:
+            writer.remove_file("d03.pdf")
+            pages = _pages(99, 8)
+            writer.replace_file(_record("d12.pdf", 8), pages, [index_text(p) for p in pages])
+        made = _check_lists(opened)
+        assert made > 20
+        pairs = _rows(opened, "SELECT count(*) FROM pdfindex_lists WHERE lexeme LIKE '~%'")
+        assert pairs[0][0] > 0
+        # Rebuilt from scratch: the same lexemes listed.
+        fresh_root = tmp_path / "fresh"
+        fresh_root.mkdir()
+        fresh = open_engine(
+            index_settings(fresh_root, "postgres", database_url=database_for(fresh_root))
+        )
+        _lists(fresh, pages=4, keep=3)
+        try:
+            with fresh.writer(timeout=10) as writer:
+                for path, record in sorted(opened.catalog().items()):
+                    texts = opened.page_texts(record.slug)
+                    writer.add_file(
+                        _record(path, len(texts)), texts, [index_text(p) for p in texts]
+                    )
+            _check_lists(fresh)
+            lexemes = "SELECT kind, lexeme FROM pdfindex_lists WHERE entries >= 0 ORDER BY 1, 2"
+            assert set(_rows(fresh, lexemes)) <= set(_rows(opened, lexemes))
+            assert meta_value(fresh, "posted_pairs") == 1
+        finally:
+            fresh.close()
+    finally:
+        opened.close()
+
+
+def test_page_totals_are_kept_by_each_commit_not_counted(engine: Engine) -> None:
+    """BM25's page count and mean length come from the totals each commit keeps in meta
+    (stats.py), equal to counting every page through adds, replaces and removes; a
+    commit that kept none (a pdfindex of before) makes readers count, and the next
+    commit counts them again."""
+    stats_of = engine._page_stats  # type: ignore[attr-defined]
+
+    def counted() -> tuple[int, float]:
+        count, total = _rows(engine, "SELECT count(*), sum(length) FROM pdfindex_pages")[0]
+        return int(count), int(total) / int(count)
+
+    for n in range(4):
+        _add(engine, f"s{n}.pdf", _pages(n, 3 + n))
+    with engine.writer(timeout=5) as writer:
+        writer.remove_file("s1.pdf")
+        pages = _pages(50, 7)
+        writer.replace_file(_record("s2.pdf", 7), pages, [index_text(p) for p in pages])
+        writer.add_file(_record("s9.pdf", 2), pages[:2], [index_text(p) for p in pages[:2]])
+        writer.remove_file("s9.pdf")  # added and removed in one commit
+    assert meta_value(engine, "stats_generation") == meta_value(engine, "generation")
+    assert stats_of()[:2] == counted()
+    with psycopg.connect(engine.url) as connection:  # type: ignore[attr-defined]
+        connection.execute("UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'pages'")
+        connection.execute("UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'")
+    assert stats_of()[:2] == counted()  # behind the generation: not trusted
+    _add(engine, "s5.pdf", _pages(5, 4))
+    assert meta_value(engine, "stats_generation") == meta_value(engine, "generation")
+    assert stats_of()[:2] == counted()
+    assert engine.indexed_pages() == counted()[0]
+
+
+def meta_value(engine: Engine, key: str) -> int | None:
+    found = _rows(engine, f"SELECT value FROM pdfindex_meta WHERE key = '{key}'")
+    return int(found[0][0]) if found else None
+
+
 def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
     """Queries of words and stems are ranked from the postings with numpy
     (engine/postgres/postings.py): the same totals, pages, order and scores (to the last
@@ -498,7 +661,7 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             assert [h.text for h in got.hits] == [h.text for h in want.hits]
             assert got.terms == want.terms
         assert answered.count("postings") == len(answered), answered
-        # Each page's words are posted once, under its own pid, and nothing else is.
+        # Each page's words and pairs are posted once, under its own pid, and nothing else is.
         posted: dict[tuple[str, str], list[int]] = {}
         for path, lexeme, data in _rows(
             engine, "SELECT path, lexeme, data FROM pdfindex_postings WHERE kind = 'w'"
@@ -508,12 +671,29 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
         pages: dict[tuple[str, str], list[int]] = {}
         for pid, path, word in _rows(
             engine,
-            "SELECT pid, path, lexeme FROM pdfindex_pages, unnest(words)"
-            f" WHERE left(lexeme, 1) <> '~' OR {POSTED_PAIR.replace('u.', '')}"
-            " ORDER BY path, page",
+            "SELECT pid, path, lexeme FROM pdfindex_pages, unnest(words) ORDER BY path, page",
         ):
             pages.setdefault((path, word), []).append(pid)
         assert posted == pages
+        # As the server would pack them (the writer packs the words' in Python).
+        packed = (
+            "SELECT p.path, u.lexeme, string_agg(int8send(p.pid) || int4send(greatest("
+            "cardinality(u.positions), 1)) || int4send(p.length), ''::bytea ORDER BY p.page)"
+            " FROM pdfindex_pages p, unnest(p.{0}) u GROUP BY 1, 2"
+        )
+        for kind, column in (("w", "words"), ("s", "stems")):
+            want = {
+                (path, lexeme): bytes(data)
+                for path, lexeme, data in _rows(engine, packed.format(column))
+            }
+            got = {
+                (path, lexeme): bytes(data)
+                for path, lexeme, data in _rows(
+                    engine,
+                    f"SELECT path, lexeme, data FROM pdfindex_postings WHERE kind = '{kind}'",
+                )
+            }
+            assert got == want, kind
         for query in (
             pq.parse('"the font"'),
             pq.parse("col*"),

@@ -163,3 +163,25 @@ def test_a_document_name_too_long_for_a_lexeme_is_named_by_its_hash(engine: Engi
     matched = _rows(engine, f"SELECT $${literal}$$::tsvector @@ $${query}$$::tsquery")
     assert matched == [(True,)]
     assert grams.document(slug) != grams.document(slug[:-1])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "ab", "plain words only", "it's a 'quote'", "a\\b \\\\ c", "''' \\'", "x'y\\z" * 50],
+)
+def test_a_pages_trigrams_are_each_quoted_as_the_server_reads_them(
+    engine: Engine, text: str
+) -> None:
+    """page_grams escapes only the trigrams over a quote or backslash (the others go in
+    as they are): the server reads the literal as every trigram of the plain form, and
+    the document's lexeme."""
+    from pdfindex.text.substrings import grams as all_grams
+    from pdfindex.text.substrings import plain_form
+
+    literal = grams.page_grams(text, "doc")
+    assert literal is not None
+    with psycopg.connect(engine.url) as connection:  # type: ignore[attr-defined]
+        lexemes = connection.execute(
+            "SELECT lexeme FROM unnest(%s::tsvector)", (literal,)
+        ).fetchall()
+    assert {lexeme for (lexeme,) in lexemes} == {*all_grams(plain_form(text)), "doc:doc"}

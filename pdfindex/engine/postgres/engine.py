@@ -17,10 +17,12 @@ import psycopg
 from pdfindex import query as pq
 from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
+from pdfindex.engine.postgres import stats
 from pdfindex.engine.postgres.candidates import FIRST_CANDIDATES, PostgresCandidates
 from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
 from pdfindex.engine.postgres.grams import GRAM_TABLE, query_grams
+from pdfindex.engine.postgres.lists import build_new
 from pdfindex.engine.postgres.ranking import Ranker, Ranking, like_prefix
 from pdfindex.engine.postgres.schema import (
     FORMAT_VERSION,
@@ -28,6 +30,7 @@ from pdfindex.engine.postgres.schema import (
     WRITER_LOCK,
     add_grams,
     create_or_check,
+    upgrade_lists,
 )
 from pdfindex.engine.postgres.writer import PostgresWriter
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary
@@ -73,6 +76,7 @@ class PostgresEngine:
         else:
             self._create_or_check(self._connection)
             self._add_grams(self._connection)
+            self._upgrade_lists(self._connection)
         self._grams_seen = False  # the trigram table, once seen, stays (grams)
         self._said_no_grams = False
         self._vocabulary = GenerationCache(
@@ -145,6 +149,15 @@ class PostgresEngine:
         if added is not None:
             log.info("added the trigrams of %d pages to the %s", added, self.where)
 
+    def _upgrade_lists(self, connection: psycopg.Connection[Any]) -> None:
+        """The commit's functions of now (schema.upgrade_lists) given to a database of
+        before them; one that refuses keeps the old ones, which still work (slower)."""
+        try:
+            if upgrade_lists(connection):
+                log.info("upgraded the impact lists' functions of the %s", self.where)
+        except psycopg.Error as exc:
+            log.warning("could not upgrade the functions of the %s: %s", self.where, exc)
+
     def _has_grams(self) -> bool:
         """Whether the database read has the trigram table; looked at until it has."""
         if self._grams_seen:
@@ -173,6 +186,7 @@ class PostgresEngine:
         with self._connect(self.url, autocommit=True) as primary:
             self._create_or_check(primary)
             self._add_grams(primary)
+            self._upgrade_lists(primary)
         if not self._wait_for(lambda: self._format_seen() == FORMAT_VERSION):
             found = self._format_seen()
             raise ConfigError(
@@ -212,12 +226,14 @@ class PostgresEngine:
 
     def _page_stats(self) -> tuple[int, float, int]:
         """Pages, and their mean length in words: BM25's N and average length; and from
-        how many pages on a word has an impact list (schema)."""
-        count, mean, listed = self._rows(
-            "SELECT count(*), avg(length), (SELECT value FROM pdfindex_meta"
-            " WHERE key = 'list_pages') FROM pdfindex_pages"
-        )[0]
-        return int(count), float(mean or 0.0), int(listed)
+        how many pages on a word has an impact list (schema). From the writers' running
+        totals (stats.py) when the last commit kept them, else counted from every page."""
+        meta = dict(self._rows("SELECT key, value FROM pdfindex_meta"))
+        count, total = stats.totals(meta)
+        if count is None:
+            count, total = self._rows("SELECT count(*), sum(length) FROM pdfindex_pages")[0]
+        count, total = int(count), int(total or 0)
+        return count, total / count if count else 0.0, int(meta["list_pages"])
 
     # -- the catalog -------------------------------------------------------------------
 
@@ -446,6 +462,11 @@ class PostgresEngine:
                     "pdfindex_words",
                 ):
                     connection.execute(f"DELETE FROM {table}")  # readers see the old rows
+                # Every page is written again, by this writer: pairs posted (lists.py).
+                connection.execute(
+                    "INSERT INTO pdfindex_meta VALUES ('posted_pairs', 1)"
+                    " ON CONFLICT (key) DO UPDATE SET value = 1"
+                )
                 wrapped.changed = True
             yield wrapped
             if wrapped.changed:
@@ -454,6 +475,8 @@ class PostgresEngine:
                     "UPDATE pdfindex_meta SET value = value + 1 WHERE key = 'generation'"
                     " RETURNING value"
                 ).fetchone()[0]  # type: ignore[index]
+                stats.keep(connection, generation, wrapped.pages_delta, wrapped.length_delta, clear)
+                build_new(connection)  # under the generation row's lock, as the trigger
                 connection.commit()
                 if clear or wrapped.pages_added >= ANALYZE_PAGES:
                     # Many rows new: until autovacuum comes by (a minute or more), the
@@ -520,7 +543,7 @@ class PostgresEngine:
         return int(rows[0][0])
 
     def indexed_pages(self) -> int:
-        return int(self._rows("SELECT count(*) FROM pdfindex_pages")[0][0])
+        return self._page_stats()[0]
 
     def segment_count(self) -> int:
         return 1  # one set of tables; PostgreSQL has no segments to merge

@@ -17,6 +17,7 @@ is searched as before, by reading pages, and says so once in the log.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from pdfindex.text.substrings import GRAM, grams, plain_form
@@ -25,6 +26,7 @@ GRAM_TABLE = "pdfindex_grams"
 MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold; past it: NULL, always a candidate
 MAX_LEXEME_BYTES = 2047  # of one tsvector lexeme
 MAX_QUERY_GRAMS = 64  # a long query's first pieces' grams narrow enough
+_SPECIAL = re.compile(r"['\\]")  # what a tsvector literal escapes
 FILL_BATCH = 500  # pages read, cut and copied at a time by the migration
 CREATE = (
     # The narrow heap (vectors in TOAST past 128 bytes) keeps a GIN scan's row visits cheap;
@@ -79,11 +81,21 @@ def page_grams(text: str, slug: str) -> str | None:
     """The `tsvector` literal of a page's trigrams (of its plain form) and its document;
     None when too large for a `tsvector` (the page is then a candidate of every query)."""
     plain = plain_form(text)
-    found = {plain[i : i + GRAM] for i in range(len(plain) - GRAM + 1)}  # grams(), unsorted
-    if "'" in plain or "\\" in plain:
-        literal = " ".join(_quoted(g) for g in found)
-    else:  # nothing to escape: one join (48,000 pages cut in 25 s of CPU, not 32)
-        literal = "'" + "' '".join(found) + "'" if found else ""
+    # grams() (GRAM is 3), unsorted: zip and join are a third faster than slicing
+    found = set(map("".join, zip(plain, plain[1:], plain[2:], strict=False)))
+    # Only the trigrams over a quote or backslash need escaping (80% of the corpus's pages
+    # hold one; escaping every trigram of those took most of the cutting time).
+    dirty = set()
+    for special in _SPECIAL.finditer(plain):
+        at = special.start()
+        dirty.update(plain[i : i + GRAM] for i in range(max(at - GRAM + 1, 0), at + 1))
+    dirty &= found  # the windows past the end are not trigrams
+    clean = found - dirty if dirty else found
+    literal = "'" + "' '".join(clean) + "'" if clean else ""
+    if dirty:
+        literal = (
+            " ".join([literal, *map(_quoted, dirty)]) if literal else " ".join(map(_quoted, dirty))
+        )
     literal = f"{literal} {_quoted(document(slug))}"
     return None if len(literal.encode("utf-8")) > MAX_VECTOR_BYTES else literal
 

@@ -41,6 +41,13 @@ SCHEMA_LOCK = 0x70646669_0001  # advisory lock: creating or replacing the tables
 WRITER_LOCK = 0x70646669_0002  # advisory lock: the one writer of the unnamed source
 LIST_PAGES = 1000  # a word (or stem) on this many pages or more gets an impact list
 LIST_KEEP = 128  # pages an impact list keeps at least (trimmed back to it past twice as many)
+# The commit's functions (meta 'lists'): 2, new lists made by the writer from the postings
+# (lists.py); a database of before gets them at the next open with write access.
+LISTS_VERSION = 2
+LIST_FUNCTIONS = (
+    "CREATE FUNCTION pdfindex_update_lists()",
+    "CREATE FUNCTION pdfindex_count_words()",
+)
 FUNCTIONS = (
     "pdfindex_bm25(float8, float8)",
     "pdfindex_count_words()",
@@ -166,14 +173,20 @@ CREATE = (
     "  INSERT INTO pdfindex_lists VALUES (k, lex, coalesce(beyond, 0), mean, least(n, keep));"
     " END $$",
     # At commit: the pages added (pg_temp.pdfindex_added) join the lists they beat;
-    # words now on LIST_PAGES pages get a list, and their stems; lists past twice
-    # LIST_KEEP pages keep their LIST_KEEP best and raise theta to what they dropped.
+    # lists past twice LIST_KEEP pages keep their LIST_KEEP best and raise theta to what
+    # they dropped. New lists (words now on LIST_PAGES pages, and their stems) are made
+    # by the writer next, from the postings (lists.build_new).
     "CREATE FUNCTION pdfindex_update_lists() RETURNS void LANGUAGE plpgsql AS $$"
     " DECLARE"
-    "  least_pages integer := (SELECT value FROM pdfindex_meta WHERE key = 'list_pages');"
     "  keep integer := (SELECT value FROM pdfindex_meta WHERE key = 'list_keep');"
-    "  mean float8; r record; s record; dropped float8;"
+    "  r record; dropped float8;"
+    # A page's term frequency as a list's impacts read it: `10 * ts_rank_cd` of n
+    # occurrences (a float4, a little off n), as pdfindex_new_list and lists.py rank.
+    "  freq float8[] := ARRAY(SELECT 10 * ts_rank_cd(('a:' || (SELECT string_agg(i::text,"
+    f"   ',') FROM generate_series(1, n) AS i))::tsvector, 'a'::tsquery, 0)"
+    f"   FROM generate_series(1, {MAX_POSITIONS}) AS n ORDER BY n);"
     " BEGIN"
+    "  IF EXISTS (SELECT 1 FROM pdfindex_lists WHERE entries >= 0) THEN"  # a first build: none
     "  WITH added AS (SELECT DISTINCT path FROM pg_temp.pdfindex_added),"
     "  joined AS (INSERT INTO pdfindex_impacts"
     "   SELECT p.path, p.page, l.kind, l.lexeme, i.impact"
@@ -181,42 +194,13 @@ CREATE = (
     "   CROSS JOIN LATERAL (SELECT 'w'::\"char\" AS kind, lexeme, positions FROM unnest(p.words)"
     "    UNION ALL SELECT 's', lexeme, positions FROM unnest(p.stems)) u"
     "   JOIN pdfindex_lists l ON l.kind = u.kind AND l.lexeme = u.lexeme AND l.entries >= 0"
-    "   CROSS JOIN LATERAL (SELECT pdfindex_impact(cardinality(u.positions), p.length,"
-    "    l.mean) AS impact) i"
+    "   CROSS JOIN LATERAL (SELECT pdfindex_impact(freq[least(greatest("
+    f"    cardinality(u.positions), 1), {MAX_POSITIONS})], p.length, l.mean) AS impact) i"
     "   WHERE i.impact > l.theta RETURNING kind, lexeme)"
     "  UPDATE pdfindex_lists l SET entries = l.entries + j.n"
     "   FROM (SELECT kind, lexeme, count(*) AS n FROM joined GROUP BY kind, lexeme) j"
     "   WHERE l.kind = j.kind AND l.lexeme = j.lexeme;"
-    "  FOR r IN SELECT w.word FROM pdfindex_words w WHERE w.pages >= least_pages AND NOT"
-    "   EXISTS (SELECT 1 FROM pdfindex_lists l WHERE l.kind = 'w' AND l.lexeme = w.word)"
-    "   ORDER BY w.word LOOP"
-    "   IF mean IS NULL THEN mean := (SELECT greatest(avg(length), 1) FROM pdfindex_pages);"
-    "   END IF;"
-    "   PERFORM pdfindex_new_list('w', r.word, mean, keep);"
-    "   FOR s IN SELECT t.lexeme FROM unnest(to_tsvector('pdfindex_stems', r.word)) t WHERE"
-    "    NOT EXISTS (SELECT 1 FROM pdfindex_lists l WHERE l.kind = 's' AND l.lexeme = t.lexeme)"
-    "   LOOP"
-    "    PERFORM pdfindex_new_list('s', s.lexeme, mean, keep);"
-    "   END LOOP;"
-    "  END LOOP;"
-    # A stem shared by several less common words (margin, margins, marginal) may be on
-    # LIST_PAGES pages too: the stems of words on a quarter of that, whose count this
-    # commit moved, are counted once (the ones short of it are remembered with entries
-    # -1, not counted again).
-    "  FOR s IN SELECT DISTINCT t.lexeme FROM pdfindex_words w"
-    "   JOIN (SELECT DISTINCT word FROM pg_temp.pdfindex_counted) c ON c.word = w.word,"
-    "   unnest(to_tsvector('pdfindex_stems', w.word)) t WHERE w.pages >= least_pages / 4"
-    "   AND w.word !~ '^~' AND NOT EXISTS (SELECT 1 FROM pdfindex_lists l"
-    "   WHERE l.kind = 's' AND l.lexeme = t.lexeme) LOOP"
-    "   IF mean IS NULL THEN mean := (SELECT greatest(avg(length), 1) FROM pdfindex_pages);"
-    "   END IF;"
-    "   IF (SELECT count(*) FROM pdfindex_terms"
-    "    WHERE stems @@ quote_literal(s.lexeme)::tsquery) >= least_pages THEN"
-    "    PERFORM pdfindex_new_list('s', s.lexeme, mean, keep);"
-    "   ELSE"
-    "    INSERT INTO pdfindex_lists VALUES ('s', s.lexeme, 0, mean, -1);"
-    "   END IF;"
-    "  END LOOP;"
+    "  END IF;"
     "  FOR r IN SELECT kind, lexeme FROM pdfindex_lists WHERE entries > 2 * keep LOOP"
     "   WITH gone AS (DELETE FROM pdfindex_impacts i USING (SELECT path, page"
     "    FROM pdfindex_impacts WHERE kind = r.kind AND lexeme = r.lexeme"
@@ -254,9 +238,6 @@ CREATE = (
     "   PERFORM pdfindex_update_lists();"
     "   TRUNCATE pg_temp.pdfindex_added;"
     "  END IF;"
-    "  IF to_regclass('pg_temp.pdfindex_counted') IS NOT NULL THEN"
-    "   TRUNCATE pg_temp.pdfindex_counted;"
-    "  END IF;"
     "  RETURN NEW;"
     " END $$",
     "CREATE TRIGGER pdfindex_count_words BEFORE UPDATE ON pdfindex_meta FOR EACH ROW"
@@ -264,22 +245,28 @@ CREATE = (
 )
 # A file's postings, from its pages' words and stems: each page's pid, the lexeme's
 # positions (what ts_rank_cd counts) and the page length, big-endian (postings.POSTING),
-# in page order. Pairs of function words (`~of the`) are for phrases only: not here; pairs
-# of CJK characters (`~安 定`, from U+3000 on) are, as questions in Chinese and Japanese
-# rank by them (postings.lexemes). They are staged until the commit, which writes them in
-# word order (STAGED_POSTINGS).
+# in page order. Pairs are posted too: pairs of CJK characters (`~安 定`) for questions in
+# Chinese and Japanese (postings.lexemes), pairs of function words (`~of the`) since
+# `posted_pairs` (meta) for their impact lists (lists.py; before it, phrases only). They
+# are staged until the commit, which writes them in word order (STAGED_POSTINGS).
 POSTED_PAIR = "ascii(substr(u.lexeme, 2, 1)) >= 12288"  # code point, in a UTF8 database
 POSTINGS = tuple(
     "INSERT INTO pdfindex_staged (path, kind, lexeme, data)"
     f" SELECT p.path, '{kind}', u.lexeme, string_agg(int8send(p.pid)"
     " || int4send(greatest(cardinality(u.positions), 1)) || int4send(p.length), ''::bytea"
     f" ORDER BY p.page) FROM pdfindex_pages p, unnest(p.{column}) u"
-    f" WHERE p.path = %s{where} GROUP BY p.path, u.lexeme"
-    for kind, column, where in (
-        ("w", "words", f" AND (left(u.lexeme, 1) <> '~' OR {POSTED_PAIR})"),
-        ("s", "stems", ""),
-    )
+    " WHERE p.path = %s GROUP BY p.path, u.lexeme"
+    for kind, column in (("w", "words"), ("s", "stems"))
 )
+STEM_POSTINGS = POSTINGS[1]  # the writer packs the words' itself (writer._post_words)
+
+
+def posted_pair(lexeme: str) -> bool:
+    """A pair lexeme posted by every version of the writer (POSTED_PAIR): two CJK
+    characters."""
+    return lexeme.startswith("~") and len(lexeme) > 1 and ord(lexeme[1]) >= 12288
+
+
 # A writer's postings until its commit, which writes them in word order: a word's rows
 # then lie together, and a question reads a few heap pages per word instead of one per
 # document (its rows at 48,000 pages: 27 -> 7 ms).
@@ -326,9 +313,35 @@ def create_or_check(connection: Any) -> None:
         grams.create(connection)
         connection.execute(
             "INSERT INTO pdfindex_meta VALUES ('format', %s), ('generation', 0),"
-            " ('list_pages', %s), ('list_keep', %s)",
-            (FORMAT_VERSION, LIST_PAGES, LIST_KEEP),
+            " ('list_pages', %s), ('list_keep', %s), ('lists', %s), ('posted_pairs', 1)",
+            (FORMAT_VERSION, LIST_PAGES, LIST_KEEP, LISTS_VERSION),
         )
+
+
+def upgrade_lists(connection: Any) -> bool:
+    """The commit's functions of LISTS_VERSION given to a database of before them (new
+    lists made by the writer from the postings, lists.py), under the schema lock; nothing
+    else changes. Whether it was upgraded now."""
+    if _lists_version(connection) >= LISTS_VERSION:
+        return False
+    with connection.transaction():
+        connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        if _lists_version(connection) >= LISTS_VERSION:
+            return False
+        for statement in CREATE:
+            if statement.startswith(LIST_FUNCTIONS):
+                connection.execute(statement.replace("CREATE", "CREATE OR REPLACE", 1))
+        connection.execute(
+            "INSERT INTO pdfindex_meta VALUES ('lists', %s)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (LISTS_VERSION,),
+        )
+    return True
+
+
+def _lists_version(connection: Any) -> int:
+    row = connection.execute("SELECT value FROM pdfindex_meta WHERE key = 'lists'").fetchone()
+    return int(row[0]) if row else 1
 
 
 def add_grams(connection: Any) -> int | None:
@@ -377,13 +390,23 @@ def page_vector(words: list[str], pairs: bool = True) -> tuple[str, int]:
     two function words side by side are one more lexeme at the first one's position
     (`~of the`): a phrase of them is then one lexeme, counted and ranked from the
     index, where `'of' <-> 'the'` reads the positions of 17,500 of 48,000 pages."""
+    positions, lossy = page_positions(words, pairs)
+    # \w+ words hold no quote, backslash or space: each is a literal as it is.
+    literal = " ".join(f"'{w}':{','.join(map(str, p))}" for w, p in positions.items())
+    return literal, lossy
+
+
+def page_positions(words: list[str], pairs: bool = True) -> tuple[dict[str, list[int]], int]:
+    """Each lexeme of a page's `tsvector` (page_vector) with its positions, and how lossy
+    it is: the writer counts the vocabulary from these (no query per file)."""
     positions: dict[str, list[int]] = {}
     lossy = 0
     items = enumerate(words, start=1)
     if pairs:
         items = _with_pairs(words)  # type: ignore[assignment]
     for number, word in items:
-        if len(word.encode("utf-8")) > MAX_LEXEME_BYTES:
+        # 4 bytes a character at most: only a long word can be too long.
+        if len(word) * 4 > MAX_LEXEME_BYTES and len(word.encode("utf-8")) > MAX_LEXEME_BYTES:
             lossy = 2
             continue
         kept = positions.setdefault(word, [])
@@ -395,21 +418,27 @@ def page_vector(words: list[str], pairs: bool = True) -> tuple[str, int]:
         kept.append(number)
     size = sum(len(w.encode("utf-8")) + 2 * len(p) + 8 for w, p in positions.items())
     if size > MAX_VECTOR_BYTES:
-        return "", 2
-    # \w+ words hold no quote, backslash or space: each is a literal as it is.
-    literal = " ".join(f"'{w}':{','.join(map(str, p))}" for w, p in positions.items())
-    return literal, lossy
+        return {}, 2
+    return positions, lossy
 
 
 def _with_pairs(words: list[str]) -> list[tuple[int, str]]:
-    """(position, lexeme) of each word, and of each pair (`pairs_with`) after it."""
+    """(position, lexeme) of each word, and of each pair (`pairs_with`) after it. Each
+    distinct word's kind is found once (1: a function word, 2: Chinese or Japanese, 0:
+    neither; no word is both): two side by side pair when their kinds are the same and
+    not 0, which is `pairs_with` (asked per neighbour it took a third of a page's time)."""
     found: list[tuple[int, str]] = []
-    previous = ""
+    kinds: dict[str, int] = {}
+    previous, previous_kind = "", 0
     for number, word in enumerate(words, start=1):
         found.append((number, word))
-        if previous and pairs_with(previous, word):
+        kind = kinds.get(word)
+        if kind is None:
+            cjk = not word.isascii() and is_cjk(word)
+            kind = kinds[word] = 1 if word in PAIRED else 2 if cjk else 0
+        if kind and kind == previous_kind:
             found.append((number - 1, pair(previous, word)))
-        previous = word
+        previous, previous_kind = word, kind
     return found
 
 
