@@ -138,6 +138,13 @@ class Engine(Protocol):
 
     def record(self, path: str) -> FileRecord | None: ...
 
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        """The records whose path starts with `prefix` (a folder's `a/`, an archive's
+        `a.zip/`, a stem's `a/b.`), in path order, decoded afresh: what a change under
+        one folder or a name without extension needs, without the whole catalog (at
+        40,000 files decoding it costs seconds and ~200 MB)."""
+        ...
+
     def indexed_pages(self) -> int:
         """Pages in the index (its page documents), without reading the catalog: the
         pages of its ok and empty records, each written together with its pages. A new

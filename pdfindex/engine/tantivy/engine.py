@@ -132,6 +132,12 @@ class TantivyEngine(OneFolder):
         found = self._record_docs(self._searcher(), self._term("key", f"{FILE}:{path}"))
         return FileRecord(**found[0]) if found else None
 
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        pattern = f"{FILE}:{rust_regex_escape(prefix)}.*"  # the key term: an FST walk
+        query = Query.regex_query(self._schema, "key", pattern)
+        found = [FileRecord(**r) for r in self._record_docs(self._searcher(), query)]
+        return sorted(found, key=lambda r: r.path)
+
     def record_by_slug(self, slug: str) -> FileRecord | None:
         query = Query.boolean_query(
             [(Occur.Must, self._term("kind", FILE)), (Occur.Must, self._term("slug", slug))]
@@ -402,6 +408,15 @@ def _discard(raw: tantivy.IndexWriter) -> None:
         raw.garbage_collect_files()
     except Exception:  # the writer may be broken too: the failure itself is what to show
         pass
+
+
+_REGEX_SPECIAL = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def rust_regex_escape(text: str) -> str:
+    """`text` as a literal in Tantivy's regex syntax (Rust's): only its meta characters
+    escaped, as Rust refuses some escapes Python's re.escape writes (`\\ `)."""
+    return "".join(f"\\{c}" if c in _REGEX_SPECIAL else c for c in text)
 
 
 def _hit(page: tantivy.Document, score: float) -> PageHit:

@@ -94,6 +94,12 @@ class WhooshEngine(OneFolder):
             return FileRecord(**s.stored_fields(n)["record"])
         return None
 
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        s = self._searcher()
+        query = And([Term("kind", FILE), Prefix("path", prefix)])
+        found = [FileRecord(**s.stored_fields(n)["record"]) for n in docnums(s, query)]
+        return sorted(found, key=lambda r: r.path)
+
     def record_by_slug(self, slug: str) -> FileRecord | None:
         """Found through one of its pages when it has any."""
         s = self._searcher()
