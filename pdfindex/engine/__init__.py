@@ -132,8 +132,9 @@ class Engine(Protocol):
         ...
 
     def catalog(self) -> dict[str, FileRecord]:
-        """path -> record; decoded once per generation, its records shared by every reader
-        (read-only). The thread holding this engine's writer gets records of its own."""
+        """path -> record, every record decoded afresh on each call (each caller's own):
+        for what needs them all (stats, listings, a whole rescan). The common paths read
+        one record at a time (record, record_by_slug, records_starting)."""
         ...
 
     def record(self, path: str) -> FileRecord | None: ...

@@ -245,7 +245,7 @@ def query_documents(
                 passages.append((weight * (0.5 * page_score + 0.5 * overlap), hit, number, chunk))
     passages.sort(key=lambda p: -p[0])
     top = passages[:top_k]
-    titles = {r.slug: r.title for r in index.engine.catalog().values()}
+    titles = _titles(index, {hit.slug for _score, hit, _number, _chunk in top})
     sources = [
         {
             "content": chunk,
@@ -443,3 +443,13 @@ def list_sessions(
             "ask for a smaller page_size",
         )
     return result
+
+
+def _titles(index: PdfIndex, slugs: set[str]) -> dict[str, str]:
+    """The titles of the cited documents, one record each (not the whole catalog)."""
+    found = {}
+    for slug in slugs:
+        record = index.engine.record_by_slug(slug)
+        if record is not None:
+            found[slug] = record.title
+    return found

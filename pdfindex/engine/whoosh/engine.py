@@ -105,7 +105,11 @@ class WhooshEngine(OneFolder):
         s = self._searcher()
         for n in docnums(s, Term("slug", slug)):
             return self.record(s.stored_fields(n)["path"])
-        return next((r for r in self.catalog().values() if r.slug == slug), None)
+        for n in docnums(s, Term("kind", FILE)):  # a record without pages: each in turn
+            stored = s.stored_fields(n)["record"]
+            if stored["slug"] == slug:
+                return FileRecord(**stored)
+        return None
 
     # -- pages -----------------------------------------------------------------------
 
