@@ -47,7 +47,9 @@ class Library(Protocol):
 
     def library_path(self, user_path: str) -> str: ...
 
-    def per_generation(self, key: str, derive: Callable[[dict[str, FileRecord]], T]) -> T: ...
+    def per_generation(
+        self, key: str, derive: Callable[[dict[str, FileRecord]], T], one_by_one: bool = False
+    ) -> T: ...
 
 
 def lookup(library: Library, key: str) -> FileRecord | None:

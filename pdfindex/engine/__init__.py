@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import NamedTuple, Protocol
 
@@ -135,6 +136,11 @@ class Engine(Protocol):
         """path -> record, every record decoded afresh on each call (each caller's own):
         for what needs them all (stats, listings, a whole rescan). The common paths read
         one record at a time (record, record_by_slug, records_starting)."""
+        ...
+
+    def records(self) -> Iterator[FileRecord]:
+        """Every record, decoded one at a time as the caller goes: counts over the whole
+        catalog (stats) without holding it (Tantivy; the others may decode it first)."""
         ...
 
     def record(self, path: str) -> FileRecord | None: ...

@@ -231,6 +231,9 @@ class PostgresEngine:
         rows = self._rows("SELECT record FROM pdfindex_files")
         return {r["path"]: FileRecord(**r) for (r,) in rows}
 
+    def records(self) -> Iterator[FileRecord]:
+        yield from self.catalog().values()
+
     def record(self, path: str) -> FileRecord | None:
         rows = self._rows("SELECT record FROM pdfindex_files WHERE path = %s", (path,))
         return FileRecord(**rows[0][0]) if rows else None

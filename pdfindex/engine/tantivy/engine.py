@@ -141,6 +141,11 @@ class TantivyEngine(OneFolder):
         records = self._record_docs(searcher, self._term("kind", FILE))
         return {r["path"]: FileRecord(**r) for r in records}
 
+    def records(self) -> Iterator[FileRecord]:
+        searcher = self._searcher()
+        for address in self._all(searcher, self._term("kind", FILE)):
+            yield FileRecord(**json.loads(searcher.doc(address).get_first("record")))
+
     def record(self, path: str) -> FileRecord | None:
         found = self._record_docs(self._searcher(), self._term("key", f"{FILE}:{path}"))
         return FileRecord(**found[0]) if found else None

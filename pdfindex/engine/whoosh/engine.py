@@ -88,6 +88,9 @@ class WhooshEngine(OneFolder):
         s = self._searcher()
         return self._catalog.get(s, _generation(s))
 
+    def records(self) -> Iterator[FileRecord]:
+        yield from self.catalog().values()
+
     def record(self, path: str) -> FileRecord | None:
         s = self._searcher()
         for n in docnums(s, And([Term("kind", FILE), Term("path", path)])):
