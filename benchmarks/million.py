@@ -293,7 +293,10 @@ def serve_memory(root: Path, engine: str, database_url: str | None, slug: str) -
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             pid = server_pid()
-            while "scanning" in str((await session.call_tool("get_library_status", {})).content):
+            while True:  # until the start-up scan is over (its own peak is not the size)
+                status = str((await session.call_tool("get_library_status", {})).content)
+                if "scanning" not in status and "Pending changes: none" in status:
+                    break
                 await anyio.sleep(0.2)
             out["after_start_mb"] = round(memory(pid)["VmRSS"])
             for name, arguments in calls:

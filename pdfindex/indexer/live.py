@@ -357,6 +357,8 @@ class LiveIndex:
                 elements_should_stop=self._changes_waiting,
                 changes=changes,
             )
+            release_freed_memory()  # before it says idle: a serving process keeps its size,
+            # not its scan's peak (the catch-up scan decodes every record)
         except IndexLocked as exc:
             self.last_error = str(exc)
             log.warning("%s postponed: %s", reason, exc)
@@ -388,7 +390,6 @@ class LiveIndex:
                     self._changes = None
                 else:
                     self._changes |= changes
-        release_freed_memory()  # a serving process keeps its size, not its scan's peak
         self.last_error = None
         self.last_summary = summary
         changed = summary.added + summary.updated + summary.moved + summary.removed + summary.failed
