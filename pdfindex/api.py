@@ -28,7 +28,7 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
-from pdfindex.memory import release_freed_memory
+from pdfindex.memory import fresh_copy, release_freed_memory
 from pdfindex.models import ExactMatch, FileRecord, FileStatus, PageHit, Summary
 from pdfindex.paths import check_extra_folders, check_folders, relative_posix, resolve_inside
 from pdfindex.search.pages import page_range, parse_pages
@@ -282,8 +282,10 @@ class PdfIndex:
                 self._derived = {}
                 self._derived_generation = generation
             if key not in self._derived:
-                records = self.engine.records() if one_by_one else self.engine.catalog()
-                self._derived[key] = derive(records)
+                if one_by_one:  # kept apart from the records it was counted among
+                    self._derived[key] = fresh_copy(derive(self.engine.records()))
+                else:
+                    self._derived[key] = derive(self.engine.catalog())
                 release_freed_memory()
             value: T = self._derived[key]
             return value
