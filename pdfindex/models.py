@@ -151,7 +151,7 @@ class Summary:
     # The paths a run limited to what the watcher saw change looked at (files and
     # folders, each with what is under it); None: the run scanned every folder.
     scope: int | None = None
-    finished: bool = True  # False: files left for the next run (stopped, or yielding)
+    finished: bool = True  # False: files (or their elements) left for the next run
 
     def line(self) -> str:
         elements = (

@@ -173,6 +173,11 @@ class Indexer:
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
             )
             summary.elements_seconds = time.monotonic() - text_done
+            if looked is not None and any(  # a pass cut short: the next run over these
+                r.elements_state == ElementsState.PENDING
+                for r in records_at(self.engine, looked).values()
+            ):
+                left = True
         stopped = should_stop is not None and should_stop()  # what is left, said when
         if self.settings.elements and (elements_later or stopped):  # the run leaves some
             summary.elements_pending = self._elements_pending()
