@@ -64,15 +64,19 @@ def marker(copy: int) -> str:
 
 
 def load_base(
-    base: Path, engine: str, files: Path
+    base: Path, engine: str, files: Path, max_pages: int = 0
 ) -> list[tuple[FileRecord, list[str], list[str]]]:
-    """Each base record with its stored pages and their index text, in path order."""
+    """Each base record with its stored pages and their index text, in path order; with
+    `max_pages`, only files of at most that many pages (many files for few pages: what
+    grows per file, the catalog and a rescan, without a 1M-page build)."""
     index = PdfIndex(settings_for(base, engine, None, files))
     try:
         catalog = index.engine.catalog()
         out = []
         for path in sorted(catalog):
             record = catalog[path]
+            if max_pages and record.pages > max_pages:
+                continue
             pages = index.engine.page_texts(record.slug) if record.pages else []
             out.append((record, pages, [index_text(p) for p in pages]))
         return out
@@ -132,7 +136,7 @@ def copies(
 def build(args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     base_files = args.base_files or args.base / "files"
-    base = load_base(args.base, args.base_engine, base_files)
+    base = load_base(args.base, args.base_engine, base_files, args.base_max_pages)
     base_pages = sum(len(p) for _, p, _ in base)
     if not base_pages:  # e.g. a base of another index format, started empty on opening
         raise SystemExit(f"the base root {args.base} holds no pages: index it first")
@@ -289,7 +293,10 @@ def serve_memory(root: Path, engine: str, database_url: str | None, slug: str) -
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
             pid = server_pid()
-            while "scanning" in str((await session.call_tool("get_library_status", {})).content):
+            while True:  # until the start-up scan is over (its own peak is not the size)
+                status = str((await session.call_tool("get_library_status", {})).content)
+                if "scanning" not in status and "Pending changes: none" in status:
+                    break
                 await anyio.sleep(0.2)
             out["after_start_mb"] = round(memory(pid)["VmRSS"])
             for name, arguments in calls:
@@ -363,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     build_cmd.add_argument("--base-engine", default="tantivy", help="the base root's engine")
     build_cmd.add_argument("--base-files", type=Path, help="its files folder (BASE/files)")
     build_cmd.add_argument("--pages", type=int, default=1_000_000)
+    build_cmd.add_argument(
+        "--base-max-pages", type=int, default=0, help="only base files of at most N pages"
+    )
     build_cmd.add_argument(
         "--append", action="store_true", help="add to ROOT's index up to --pages (same sequence)"
     )

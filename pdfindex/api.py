@@ -28,6 +28,7 @@ from pdfindex.errors import (
     PdfIndexError,
     SourceUnreachable,
 )
+from pdfindex.memory import fresh_copy, release_freed_memory
 from pdfindex.models import ExactMatch, FileRecord, FileStatus, PageHit, Summary
 from pdfindex.paths import check_extra_folders, check_folders, relative_posix, resolve_inside
 from pdfindex.search.pages import page_range, parse_pages
@@ -86,7 +87,6 @@ class PdfIndex:
         self._reranker: Reranker | None = None
         # Values derived from the catalog (counts, names), kept for one index generation
         self._derived: dict[str, Any] = {}
-        self._derived_catalog: dict[str, FileRecord] = {}
         self._derived_generation = -1
         self._derived_lock = threading.Lock()
         self._pages: tuple[int, int] = (-1, 0)  # (generation, indexed pages) of pages()
@@ -267,18 +267,26 @@ class PdfIndex:
             elements_later=elements_later,
         )
 
-    def per_generation(self, key: str, derive: Callable[[dict[str, FileRecord]], T]) -> T:
+    def per_generation(self, key: str, derive: Callable[[Any], T], one_by_one: bool = False) -> T:
         """`derive(catalog)`, computed once per index generation (the engine's, which
         changes with every commit) and kept under `key` until the next: counts and names
         for calls that would otherwise go through every record each time. What it
-        returns is shared by every caller: not to be changed."""
+        returns is shared by every caller: not to be changed. The records themselves are
+        not kept (at 40,000 files, ~200 MB for as long as no commit came): each key
+        decodes the catalog once per generation, and the freed heap goes back. With
+        `one_by_one`, `derive` gets the records as an iterable instead, one at a time
+        (Engine.records): none held together."""
         generation = self.engine.generation()  # before the catalog: see Engine.catalog
         with self._derived_lock:
             if generation < 0 or generation != self._derived_generation:
-                self._derived, self._derived_catalog = {}, self.engine.catalog()
+                self._derived = {}
                 self._derived_generation = generation
             if key not in self._derived:
-                self._derived[key] = derive(self._derived_catalog)
+                if one_by_one:  # kept apart from the records it was counted among
+                    self._derived[key] = fresh_copy(derive(self.engine.records()))
+                else:
+                    self._derived[key] = derive(self.engine.catalog())
+                release_freed_memory()
             value: T = self._derived[key]
             return value
 
@@ -295,7 +303,7 @@ class PdfIndex:
     def stats(self) -> dict[str, Any]:
         from pdfindex.indexer.figures import catalog_figures
 
-        figures = self.per_generation("stats", catalog_figures)
+        figures = self.per_generation("stats", catalog_figures, one_by_one=True)
         last = figures["last"]
         return {
             "documents": figures["documents"],

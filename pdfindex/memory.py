@@ -14,7 +14,7 @@ import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 MEMORY_SHARE = 0.5  # of the machine's memory, what all worker processes together may take
 FLOOR_MB = 512  # a worker's cap is never below this, whatever the share
@@ -47,6 +47,27 @@ def release_freed_memory() -> None:
     libc = _libc()
     if libc is not None:
         libc.malloc_trim(0)
+
+
+T = TypeVar("T")
+
+
+def fresh_copy(value: T) -> T:
+    """`value` rebuilt object by object (strings and containers; numbers and enum members
+    are kept), for what a long-lived cache keeps from data decoded in bulk: each kept
+    string sits among the objects decoded with it and pins their freed heap. Counts kept
+    from 40,000 catalog records held on to ~120 MB of a serving process this way (the
+    start-up scan's records around them): copied, 164 MB after start-up, not 281 MB."""
+    copied: Any
+    if type(value) is str:
+        copied = (value + " ")[:-1]  # a new string: str(value) would be the same one
+    elif isinstance(value, dict):
+        copied = {fresh_copy(k): fresh_copy(v) for k, v in value.items()}
+    elif isinstance(value, list | tuple | set | frozenset):
+        copied = type(value)(fresh_copy(item) for item in value)
+    else:
+        copied = value
+    return cast(T, copied)
 
 
 @functools.cache

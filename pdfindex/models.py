@@ -148,6 +148,10 @@ class Summary:
     elements_found: int = 0
     elements_seconds: float = 0.0  # of `seconds`, the elements pass after the text commit
     elements_pending: int = 0  # PDFs whose elements are left for later (deferred, stopped)
+    # The paths a run limited to what the watcher saw change looked at (files and
+    # folders, each with what is under it); None: the run scanned every folder.
+    scope: int | None = None
+    finished: bool = True  # False: files (or their elements) left for the next run
 
     def line(self) -> str:
         elements = (

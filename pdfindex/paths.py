@@ -6,6 +6,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Container
 from pathlib import Path, PurePosixPath
 
 from pdfindex.errors import ConfigError, PathOutsideFiles, UnsafeFile
@@ -90,7 +91,7 @@ def base_slug(rel_path: str) -> str:
     return _NON_SLUG.sub("_", stem.lower()).strip("_") or "document"
 
 
-def assign_slug(rel_path: str, taken: set[str]) -> str:
+def assign_slug(rel_path: str, taken: Container[str]) -> str:
     """A slug for a new path that no other file uses (numeric suffix on a clash)."""
     slug = base_slug(rel_path)
     candidate, n = slug, 2

@@ -17,6 +17,10 @@ from tests import pdfgen
 from tests.conftest import make_settings
 
 
+def found(index: PdfIndex, name: str, text: str) -> bool:
+    return bool(search_pdf(index, name, text).get("query_exists"))
+
+
 def consistent(index: PdfIndex) -> None:
     """Catalog and page records agree; no page twice."""
     catalog = index.engine.catalog()
@@ -195,3 +199,80 @@ def test_symlinks_leading_outside_are_not_followed(
     index.reindex()
     assert "link.pdf" not in index.engine.catalog()
     assert not index.exact("top secret")[0]
+
+
+# -- runs limited to the paths a watcher saw change (pdfindex.indexer.live) ----------------
+
+
+def test_a_run_over_changed_paths_looks_at_nothing_else(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    pdfgen.write_pdf(files / "four.pdf", ["elderberry wine"])
+    summary = index.indexer.reindex(changes={("", "four.pdf")})
+    # The three other files were neither stat'ed nor compared: on the old code every run
+    # counted them unchanged.
+    assert (summary.scope, summary.added, summary.unchanged, summary.parsed) == (1, 1, 0, 1)
+    assert found(index, "four", "elderberry")
+    consistent(index)
+    summary = index.indexer.reindex(changes={("", "four.pdf")})  # nothing changed there
+    assert (summary.unchanged, summary.added, summary.parsed) == (1, 0, 0)
+    (files / "four.pdf").unlink()
+    summary = index.indexer.reindex(changes={("", "four.pdf")})
+    assert (summary.removed, summary.unchanged) == (1, 0)
+    assert index.engine.record("four.pdf") is None
+    assert index.engine.record("one.pdf") is not None  # out of scope: kept, not removed
+
+
+def test_a_renamed_folder_moves_what_it_holds(small: tuple[PdfIndex, Path]) -> None:
+    index, files = small
+    pdfgen.write_pdf(files / "a" / "x.pdf", ["fig tree"])
+    pdfgen.write_pdf(files / "a" / "deep" / "y.pdf", ["grape vine"])
+    assert index.indexer.reindex(changes={("", "a")}).added == 2
+    (files / "a").rename(files / "b (2)")  # a name with regex characters, a space
+    summary = index.indexer.reindex(changes={("", "a"), ("", "b (2)")})
+    assert (summary.moved, summary.parsed, summary.removed) == (2, 0, 0)
+    assert index.engine.record("a/x.pdf") is None
+    assert index.engine.record("b (2)/deep/y.pdf") is not None
+    assert found(index, "b (2)/x", "fig tree")
+    shutil.rmtree(files / "b (2)")
+    summary = index.indexer.reindex(changes={("", "b (2)")})
+    assert (summary.removed, summary.unchanged) == (2, 0)
+    assert sorted(index.engine.catalog()) == ["one.pdf", "three.pdf", "two.pdf"]
+    consistent(index)
+
+
+def test_a_changed_run_keeps_every_other_slug(small: tuple[PdfIndex, Path]) -> None:
+    """A run that reads only the changed paths' records still gives a new file a slug no
+    other file has (the engine is asked about the others)."""
+    index, files = small
+    pdfgen.write_pdf(files / "One.PDF", ["upper case twin"])
+    index.indexer.reindex(changes={("", "One.PDF")})
+    assert index.engine.record("One.PDF").slug == "one_2"
+    assert index.engine.record("one.pdf").slug == "one"
+
+
+def test_the_files_folder_itself_changed_scans_it_whole(small: tuple[PdfIndex, Path]) -> None:
+    index, _ = small
+    summary = index.indexer.reindex(changes={("", "")})
+    assert summary.scope is None
+    assert summary.unchanged == 3
+
+
+def test_records_starting_reads_by_path_prefix(small: tuple[PdfIndex, Path]) -> None:
+    """Engine.records_starting on every engine: folders, stems, regex characters."""
+    index, files = small
+    for name in ("c (1)/x+y.pdf", "c (1)/z.pdf", "c (1)x.pdf", "c [2]/w.pdf"):
+        pdfgen.write_pdf(files / name, [f"page of {name}"])
+    index.reindex()
+    engine = index.engine
+
+    def paths(prefix: str) -> list[str]:
+        return [r.path for r in engine.records_starting(prefix)]
+
+    assert paths("c (1)/") == ["c (1)/x+y.pdf", "c (1)/z.pdf"]
+    assert paths("c (1)") == ["c (1)/x+y.pdf", "c (1)/z.pdf", "c (1)x.pdf"]
+    assert paths("c [2]/") == ["c [2]/w.pdf"]
+    assert paths("one.") == ["one.pdf"]
+    assert paths("c (1)/x+") == ["c (1)/x+y.pdf"]
+    assert paths("nothing/") == []
+    assert paths("") == sorted(engine.catalog())
+    assert engine.records_starting("one.")[0] == engine.record("one.pdf")

@@ -125,6 +125,61 @@ def test_a_slowly_written_file_is_indexed_when_complete(
     assert record.size == len(data)
 
 
+def test_a_change_reindexes_only_its_own_path(
+    live: LiveIndex, index: PdfIndex, tmp_path: Path
+) -> None:
+    """The watcher names what changed and the run looks at that alone: the other files
+    are neither stat'ed nor compared, and the writer never decodes the catalog whole."""
+    files = tmp_path / "files"
+    for n in range(4):
+        pdfgen.write_pdf(files / "many" / f"f{n}.pdf", [f"filler {n}"])
+    eventually(lambda: index.engine.record("many/f3.pdf"), "the first files indexed")
+    assert live.wait_idle(30)
+    decoded = Counter[str]()
+    whole = index.engine.catalog
+
+    def counted() -> dict[str, object]:
+        decoded[threading.current_thread().name] += 1
+        return whole()
+
+    index.engine.catalog = counted  # type: ignore[method-assign]
+    pdfgen.write_pdf(files / "one-more.pdf", ["a single landed file"])
+    eventually(lambda: found(index, "one-more", "single landed"), "the landed file indexed")
+    assert live.wait_idle(30)
+    summary = live.last_summary
+    assert summary is not None
+    assert (summary.scope, summary.added, summary.unchanged) == (1, 1, 0)
+    assert decoded["pdfindex-writer"] == 0  # the run's own reads
+
+
+def test_folders_renamed_deleted_and_moved_in(
+    live: LiveIndex, index: PdfIndex, tmp_path: Path
+) -> None:
+    files = tmp_path / "files"
+    pdfgen.write_pdf(files / "shelf" / "a.pdf", ["alpha shelf page"])
+    pdfgen.write_pdf(files / "shelf" / "inner" / "b.pdf", ["beta inner page"])
+    eventually(lambda: found(index, "shelf/inner/b", "beta inner"), "the folder indexed")
+    assert live.wait_idle(30)
+
+    (files / "shelf").rename(files / "cabinet")  # one folder event for two files
+    eventually(lambda: found(index, "cabinet/inner/b", "beta inner"), "the renamed folder")
+    eventually(lambda: index.engine.record("shelf/a.pdf") is None, "the old paths gone")
+    assert index.engine.record("shelf/inner/b.pdf") is None
+    assert live.wait_idle(30)
+
+    shutil.rmtree(files / "cabinet")
+    eventually(lambda: index.engine.record("cabinet/a.pdf") is None, "the deleted folder")
+    assert index.engine.record("cabinet/inner/b.pdf") is None
+
+    outside = tmp_path / "outside"
+    pdfgen.write_pdf(outside / "c.pdf", ["gamma arrives whole"])
+    outside.rename(files / "arrived")  # a folder moved in: no event for its file
+    eventually(lambda: found(index, "arrived/c", "gamma arrives"), "the moved-in folder")
+    assert index.engine.record("first.pdf") is not None
+    assert live.wait_idle(30)
+    consistent(index)
+
+
 def test_without_watch_no_observer_runs(tmp_path: Path) -> None:
     index = PdfIndex(make_settings(tmp_path))
     live = index.live(watch=False).start()

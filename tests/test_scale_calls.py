@@ -131,16 +131,25 @@ def test_repeated_calls_decode_no_record(
     index: PdfIndex, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     decoded = Decoded(monkeypatch, index)
+    records = FILES + EMPTY_FILES
     first = index.stats()
-    assert decoded.count == FILES + EMPTY_FILES  # the catalog, read once
-    assert first["documents"] == FILES + EMPTY_FILES
+    assert decoded.count == records  # the catalog, read once
+    assert first["documents"] == records
     assert first["by_status"][FileStatus.EMPTY] == EMPTY_FILES
     assert len(first["problems"]) == EMPTY_FILES
     sessions = SessionStore(tmp_path / "sessions")
     status = catalog.library_status(index, "off", False, None)
+    assert decoded.count == records  # the status shares the stats' figures
     answers = {name: unknown_answer(index, name) for name in UNKNOWN}
     close = {name: similar(index, name) for name in UNKNOWN}
-    assert decoded.count == FILES + EMPTY_FILES
+    # The records are kept by no one (at 40,000 files ~200 MB): each kind of figure reads
+    # them once per generation, here the names that did-you-mean compares with.
+    assert decoded.count == 2 * records
+    passages.query_documents(index, sessions, "margins of the notes")
+    # and the names a question may name a document by; the cited documents' titles are
+    # read one record each (5 at most)
+    read = decoded.count
+    assert 3 * records <= read <= 3 * records + 5
     for _ in range(3):
         assert index.stats() == first
         assert (
@@ -153,7 +162,7 @@ def test_repeated_calls_decode_no_record(
         assert found["status"] == "success"
         with pytest.raises(DocumentNotFound):
             index.find_record("part001/no-such-notes")
-    assert decoded.count == FILES + EMPTY_FILES  # not one record decoded again
+    assert decoded.count - read <= 3 * 5  # none of the catalog again: cited titles only
     # what is kept is what reading every record gives (decoding them all, once more)
     expected = old_stats(index)
     assert {key: first[key] for key in expected} == expected
@@ -220,7 +229,7 @@ def test_the_writer_reads_records_of_its_own(library: Path) -> None:
     try:
         path = "part000/note000007.txt"
         shared = index.engine.catalog()
-        assert index.engine.catalog()[path] is shared[path]  # one decoding, shared
+        assert index.engine.catalog()[path] is not shared[path]  # each call's own records
         assert index.stats()["by_status"][FileStatus.FAILED] == 0
         seen: list[str] = []
         with index.engine.writer(timeout=5) as _writer:

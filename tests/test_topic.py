@@ -121,7 +121,7 @@ def test_names_are_file_name_words_few_share_and_one_title_s_words() -> None:
             ("latex_trace", "The trace package, by Frank Mittelbach"),
         ]
     }
-    names = topics.document_names(catalog)
+    names = topics.document_names(catalog.values())
     assert "latex" not in names
     assert names["metapost"] == ("metapost_mpboxes", "metapost_mpman")
     assert names["mittelbach"] == ("latex_trace",)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import NamedTuple, Protocol
 
@@ -132,11 +133,24 @@ class Engine(Protocol):
         ...
 
     def catalog(self) -> dict[str, FileRecord]:
-        """path -> record; decoded once per generation, its records shared by every reader
-        (read-only). The thread holding this engine's writer gets records of its own."""
+        """path -> record, every record decoded afresh on each call (each caller's own):
+        for what needs them all (stats, listings, a whole rescan). The common paths read
+        one record at a time (record, record_by_slug, records_starting)."""
+        ...
+
+    def records(self) -> Iterator[FileRecord]:
+        """Every record, decoded one at a time as the caller goes: counts over the whole
+        catalog (stats) without holding it (Tantivy; the others may decode it first)."""
         ...
 
     def record(self, path: str) -> FileRecord | None: ...
+
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        """The records whose path starts with `prefix` (a folder's `a/`, an archive's
+        `a.zip/`, a stem's `a/b.`), in path order, decoded afresh: what a change under
+        one folder or a name without extension needs, without the whole catalog (at
+        40,000 files decoding it costs seconds and ~200 MB)."""
+        ...
 
     def indexed_pages(self) -> int:
         """Pages in the index (its page documents), without reading the catalog: the

@@ -22,6 +22,7 @@ from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.cache import ExtractionCache
 from pdfindex.indexer.pool import ELEMENTS, TICK, ExtractionPool
 from pdfindex.indexer.progress import ELEMENTS_STAGE, TICK_SECONDS, PassProgress, Progress
+from pdfindex.indexer.records import records_at
 from pdfindex.indexer.sources import Scope, place
 from pdfindex.models import ElementsState, FileRecord, FileStatus, Summary
 from pdfindex.paths import Identity, open_regular
@@ -47,8 +48,10 @@ class ElementsPass:
         scope: Scope,
         pool: Callable[[int], AbstractContextManager[ExtractionPool]],
         folders: dict[str, Path] | None = None,
+        paths: list[str] | None = None,
     ) -> None:
         self.settings, self.engine, self.cache, self.scope = settings, engine, cache, scope
+        self.paths = paths  # only the records at and under these (a run's changed paths)
         self.folders = settings.folders if folders is None else folders  # `folders`' sources
         self._pool = pool
 
@@ -68,7 +71,12 @@ class ElementsPass:
         try:
             with self.engine.writer(timeout=timeout) as writer:
                 jobs = []
-                for record in self.engine.catalog().values():
+                records = (
+                    self.engine.catalog()
+                    if self.paths is None
+                    else records_at(self.engine, self.paths)
+                )
+                for record in records.values():
                     pending = record.elements_state == ElementsState.PENDING
                     if not pending or not self.scope.owns(record.path):
                         continue

@@ -4,8 +4,10 @@ figures, and the pages the elements pass will read."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from pdfindex.elements.detect import candidate_pages
+from pdfindex.engine import Engine
 from pdfindex.extract.adapters.base import Extraction
 from pdfindex.indexer.titles import own_title
 from pdfindex.models import FileRecord
@@ -65,3 +67,37 @@ def element_pages(extraction: Extraction) -> list[int]:
 
 def is_pdf(path: str) -> bool:
     return path.lower().endswith(".pdf")
+
+
+def records_at(engine: Engine, paths: Iterable[str]) -> dict[str, FileRecord]:
+    """The records at each library path of `paths` and under it (a folder's files, an
+    archive's members), read one path at a time: a run limited to the changed paths
+    never decodes the whole catalog."""
+    found: dict[str, FileRecord] = {}
+    for path in paths:
+        record = engine.record(path)
+        if record is not None:
+            found[path] = record
+        found.update((r.path, r) for r in engine.records_starting(path + "/"))
+    return found
+
+
+class TakenSlugs:
+    """The slugs a new file may not take, for a run that read only some records: those
+    it knows, and any other the library holds (asked of the engine), less those of the
+    records it removes."""
+
+    def __init__(self, engine: Engine, known: set[str], freed: set[str]) -> None:
+        self._engine = engine
+        self._known = known
+        self._freed = freed - known
+
+    def __contains__(self, slug: object) -> bool:
+        if slug in self._known:
+            return True
+        if slug in self._freed or not isinstance(slug, str):
+            return False
+        return self._engine.record_by_slug(slug) is not None
+
+    def add(self, slug: str) -> None:
+        self._known.add(slug)

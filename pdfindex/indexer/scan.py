@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import stat as stat_mode
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +43,10 @@ def _utf8(name: str) -> bool:
 
 
 def scan_folder(
-    files_dir: Path, skipped: dict[str, str] | None = None, leave_out: tuple[Path, ...] = ()
+    files_dir: Path,
+    skipped: dict[str, str] | None = None,
+    leave_out: tuple[Path, ...] = (),
+    under: str = "",
 ) -> dict[str, DiskFile]:
     """Every regular file under `files_dir` (hidden files, links leading out and the
     folders in `leave_out`, pdfindex's own log and index folders, skipped).
@@ -50,6 +54,8 @@ def scan_folder(
     os.scandir keeps this to one stat per file; only symlinks are resolved. FIFOs, sockets
     and devices (reading them would block) and names that are not UTF-8 (the catalog keys
     are UTF-8 text) are left out, logged, and told in `skipped` (escaped name -> reason).
+    With `under` (a folder's path relative to `files_dir`), only that folder is scanned:
+    paths stay relative to `files_dir`, links are checked against it.
     """
     if not files_dir.is_dir():
         raise ConfigError(f"files folder {files_dir} does not exist or is not a folder")
@@ -59,7 +65,7 @@ def scan_folder(
     own = {folder.resolve() for folder in leave_out}
     prefix = os.path.join(base, "")  # what each entry's path starts with
     found: dict[str, DiskFile] = {}
-    folders = [base]
+    folders = [base / under] if under else [base]
 
     def skip(path: str, reason: str) -> None:
         name = shown_name(Path(path).relative_to(base).as_posix())
@@ -110,3 +116,62 @@ def scan_folder(
                 (stat.st_dev, stat.st_ino),
             )
     return found
+
+
+def scan_paths(
+    files_dir: Path, paths: Iterable[str], leave_out: tuple[Path, ...] = ()
+) -> dict[str, DiskFile] | None:
+    """What `scan_folder` would find at each of `paths` (relative to `files_dir`: a file,
+    or a folder and everything under it; gone: nothing), without looking at any other
+    file: a live index's rescan after the watcher named what changed. None when one of
+    them is the files folder itself (only a whole scan tells then)."""
+    if not files_dir.is_dir():
+        raise ConfigError(f"files folder {files_dir} does not exist or is not a folder")
+    base = files_dir.resolve()
+    own = {folder.resolve() for folder in leave_out}
+    found: dict[str, DiskFile] = {}
+    for rel in sorted(set(paths)):
+        if rel in ("", "."):
+            return None
+        parts = rel.split("/")
+        if any(part.startswith(".") for part in parts):
+            continue  # hidden, as scan_folder leaves them
+        path = base / rel
+        try:
+            if os.path.realpath(path.parent) != str(path.parent):
+                continue  # reached through a link or gone: scan_folder follows no folder link
+            info = os.lstat(path)
+        except OSError:
+            continue  # gone: its records leave
+        if any(path == folder or path.is_relative_to(folder) for folder in own):
+            continue
+        if stat_mode.S_ISDIR(info.st_mode):
+            if _utf8(parts[-1]):
+                found.update(scan_folder(files_dir, leave_out=leave_out, under=rel))
+            continue
+        file = _file_at(base, path, rel, info)
+        if file is not None:
+            found[rel] = file
+    return found
+
+
+def _file_at(base: Path, path: Path, rel: str, info: os.stat_result) -> DiskFile | None:
+    """`scan_folder`'s entry for the file at `path` (lstat `info`), or None when it would
+    leave it out (a link leading out, dangling or looping; not a regular file; a name
+    that is not UTF-8)."""
+    real = path
+    try:
+        if stat_mode.S_ISLNK(info.st_mode):
+            real = path.resolve(strict=True)
+            if not real.is_relative_to(base):
+                return None
+            info = os.stat(path)
+    except (OSError, RuntimeError):
+        return None
+    if not stat_mode.S_ISREG(info.st_mode):
+        log.warning("%s: %s", shown_name(rel), NOT_REGULAR)
+        return None
+    if not _utf8(path.name):
+        log.warning("%s: %s", shown_name(rel), NOT_UTF8)
+        return None
+    return DiskFile(rel, path, info.st_size, info.st_mtime, real, (info.st_dev, info.st_ino))

@@ -30,8 +30,8 @@ from pdfindex.indexer.elements import ElementsPass
 from pdfindex.indexer.pool import TICK, ExtractionPool
 from pdfindex.indexer.progress import TEXT, TICK_SECONDS, PassProgress, Progress
 from pdfindex.indexer.readers import Readers
-from pdfindex.indexer.records import element_pages, is_pdf, new_record
-from pdfindex.indexer.scan import DiskFile, scan_folder
+from pdfindex.indexer.records import TakenSlugs, element_pages, is_pdf, new_record, records_at
+from pdfindex.indexer.scan import DiskFile, scan_folder, scan_paths
 from pdfindex.indexer.sources import (
     UNNAMED,
     Feeder,
@@ -50,6 +50,8 @@ from pdfindex.text.index import index_text
 
 log = logging.getLogger(__name__)
 REPARSE_ROUNDS = 3  # reads of a file that changes while it is read, before it waits
+# What a watcher saw change: (folder, path inside it), folder "" the files folder's.
+Changes = set[tuple[str, str]]
 IN_FLIGHT = object()  # no file finished for a tick, and every file left is being read
 
 
@@ -79,8 +81,12 @@ class Indexer:
         elements_should_stop: Callable[[], bool] | None = None,
         take_over_source: bool = False,
         elements_later: bool = False,
+        changes: Changes | None = None,
     ) -> Summary:
         """Update the index; `full` rebuilds it from scratch (cached text is reused).
+        With `changes` (what a watcher saw change: (folder, path) pairs, folder "" the
+        files folder's or a `folders` name), only those paths and what is under them
+        are looked at, on disk and in the catalog; None looks at every file.
 
         Text first (committed, so it is searchable), then the slower elements pass over the
         PDFs that wait for it; `elements_later` leaves that pass to a later run (serve,
@@ -99,9 +105,15 @@ class Indexer:
         started = time.monotonic()
         summary = Summary()
         s = self.settings
-        found = scan_folder(s.files_dir, leave_out=(s.index_dir, s.log_dir))
         folders = dict(self.folders)
-        extra = scan_folders(folders, leave_out=(s.index_dir, s.log_dir))
+        scanned = None if full or changes is None else self._scan_changes(changes, folders)
+        if scanned is None:
+            found = scan_folder(s.files_dir, leave_out=(s.index_dir, s.log_dir))
+            extra = scan_folders(folders, leave_out=(s.index_dir, s.log_dir))
+            looked: list[str] | None = None
+        else:
+            found, extra, looked = scanned
+            summary.scope = len(looked)
         timeout = self.settings.lock_timeout
         interval = None if full else commit_interval  # a full rebuild commits once
         shared = self.engine.shared  # other folders' records may be there
@@ -112,7 +124,10 @@ class Indexer:
                 renamed = self._claim(writer, take_over_source)
                 scope = self.scope = scope_of(s.source, self.engine, folders=set(folders))
                 disk = self._owned(found, scope) | extra
-                library = self.engine.catalog()
+                if looked is None:
+                    library = self.engine.catalog()
+                else:  # the changed paths' own and, for a folder or an archive, those under
+                    library = records_at(self.engine, looked)
                 # A folder given a source name takes its unnamed records along: they leave
                 # as moves (same bytes) to their `SOURCE/` paths.
                 before = Scope(UNNAMED, scope.others | {scope.source}) if renamed else scope
@@ -126,7 +141,11 @@ class Indexer:
                     for path in sorted(set(previous) - set(disk)):
                         writer.remove_file(path)
                         summary.removed += 1
-                jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary)
+                taken: set[str] | TakenSlugs | None = None
+                if looked is not None:  # every other slug of the library stays taken
+                    freed = {r.slug for p, r in previous.items() if p not in disk}
+                    taken = TakenSlugs(self.engine, set(slugs.values()), freed)
+                jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary, taken)
                 counter = PassProgress(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval, yield_to)
@@ -148,17 +167,49 @@ class Indexer:
             stops = [f for f in (should_stop, elements_should_stop) if f is not None]
             text_done = time.monotonic()
             elements = ElementsPass(
-                self.settings, self.engine, self.cache, self.scope, self.pool_for, folders
+                self.settings, self.engine, self.cache, self.scope, self.pool_for, folders, looked
             )
             elements.run(
                 summary, commit_interval, lambda: any(f() for f in stops), progress, should_stop
             )
             summary.elements_seconds = time.monotonic() - text_done
+            if looked is not None and any(  # a pass cut short: the next run over these
+                r.elements_state == ElementsState.PENDING
+                for r in records_at(self.engine, looked).values()
+            ):
+                left = True
         stopped = should_stop is not None and should_stop()  # what is left, said when
         if self.settings.elements and (elements_later or stopped):  # the run leaves some
             summary.elements_pending = self._elements_pending()
+        summary.finished = not left
         summary.seconds = time.monotonic() - started
         return summary
+
+    def _scan_changes(
+        self, changes: Changes, folders: dict[str, Path]
+    ) -> tuple[dict[str, DiskFile], dict[str, DiskFile], list[str]] | None:
+        """(files folder's files, `folders`' files by library path, the library paths
+        looked at) for the changed paths alone; None when only a whole scan will do (the
+        files folder itself, or a folder, changed)."""
+        s = self.settings
+        leave_out = (s.index_dir, s.log_dir)
+        own = sorted({rel for name, rel in changes if not name})
+        found = scan_paths(s.files_dir, own, leave_out) if own else {}
+        if found is None:
+            return None
+        looked = [f"{s.source}/{rel}" if s.source else rel for rel in own]
+        extra: dict[str, DiskFile] = {}
+        for name in sorted({name for name, _ in changes if name}):
+            rels = sorted({rel for n, rel in changes if n == name})
+            folder = folders.get(name)
+            if folder is None:
+                continue  # no longer followed
+            part = scan_paths(folder, rels, leave_out)
+            if part is None:
+                return None
+            extra.update({f"{name}/{r}": replace(f, path=f"{name}/{r}") for r, f in part.items()})
+            looked += [f"{name}/{rel}" for rel in rels]
+        return found, extra, looked
 
     def _elements_pending(self) -> int:
         """This folder's PDFs whose elements wait for a pass (deferred, or stopped)."""
@@ -254,10 +305,12 @@ class Indexer:
         catalog: dict[str, FileRecord],
         slugs: dict[str, str],
         summary: Summary,
+        taken: set[str] | TakenSlugs | None = None,
     ) -> list[_Job]:
         """Handle removals, touches, moves and cache hits; return files that need parsing.
 
-        `slugs` are the slugs files already have: kept even by a full rebuild."""
+        `slugs` are the slugs files already have: kept even by a full rebuild; `taken`,
+        the slugs a new file may not have (default: those of `slugs`)."""
         changed: list[tuple[DiskFile, FileRecord | None, str]] = []
         not_read: list[tuple[DiskFile, FileRecord | None, str]] = []
         for rel, file in sorted(disk.items()):
@@ -285,7 +338,8 @@ class Indexer:
 
         gone = {p: r for p, r in catalog.items() if p not in disk}
         gone_by_hash = {r.sha256: r for r in gone.values() if r.status != FileStatus.FAILED}
-        taken = set(slugs.values())
+        if taken is None:
+            taken = set(slugs.values())
         for file, record, reason in not_read:
             self._list_unsupported(writer, file, record, reason, slugs, taken, summary)
         jobs: list[_Job] = []
@@ -336,7 +390,7 @@ class Indexer:
         record: FileRecord | None,
         reason: str,
         slugs: dict[str, str],
-        taken: set[str],
+        taken: set[str] | TakenSlugs,
         summary: Summary,
     ) -> None:
         """Give a file no adapter reads its catalog record (status `unsupported`, the

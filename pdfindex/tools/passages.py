@@ -218,7 +218,7 @@ def query_documents(
             str(exc),
             {"parameter": "session_id", "expected": "a live session", "received": session_id},
         )
-    if index.stats()["by_status"].get(FileStatus.OK, 0) == 0:
+    if index.pages() == 0:  # counted by the engine, not from every record
         return error("EmptyCorpusError", "no documents are indexed: add PDFs to the files folder")
     try:
         found = rank(index, query, top_k * 4, snippets=False)  # as every front ranks
@@ -245,7 +245,7 @@ def query_documents(
                 passages.append((weight * (0.5 * page_score + 0.5 * overlap), hit, number, chunk))
     passages.sort(key=lambda p: -p[0])
     top = passages[:top_k]
-    titles = {r.slug: r.title for r in index.engine.catalog().values()}
+    titles = _titles(index, {hit.slug for _score, hit, _number, _chunk in top})
     sources = [
         {
             "content": chunk,
@@ -443,3 +443,13 @@ def list_sessions(
             "ask for a smaller page_size",
         )
     return result
+
+
+def _titles(index: PdfIndex, slugs: set[str]) -> dict[str, str]:
+    """The titles of the cited documents, one record each (not the whole catalog)."""
+    found = {}
+    for slug in slugs:
+        record = index.engine.record_by_slug(slug)
+        if record is not None:
+            found[slug] = record.title
+    return found

@@ -13,6 +13,7 @@ name or title that few documents share (`document_names`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,7 @@ def of(index: PdfIndex, session: Session, query: str, alone: list[str]) -> Topic
     its first AMONG_FIRST documents is one it names and the previous answer did not
     cite: a name alone could be a common word ("options" is also a package's name).
     Naming a document the previous answer cited makes it the topic's document."""
-    names = index.per_generation("topic.names", document_names)
+    names = index.per_generation("topic.names", document_names, one_by_one=True)
     named = tuple(dict.fromkeys(s for w in query_words(query) for s in names.get(w, ())))
     if not session.queries:
         return Topic("new", (), (), frozenset(), named)
@@ -72,18 +73,21 @@ def since_switch(queries: list[dict]) -> list[dict]:
     return queries[start:]
 
 
-def document_names(catalog: dict[str, FileRecord]) -> dict[str, tuple[str, ...]]:
+def document_names(records: Iterable[FileRecord]) -> dict[str, tuple[str, ...]]:
     """Word -> the slugs it names: a word of their file names that few documents' file
-    names hold, or a word of one document's title only; never a function word."""
+    names hold, or a word of one document's title only; never a function word. One pass
+    over the records, which the engine decodes one at a time."""
     in_names: dict[str, set[str]] = {}
     in_titles: dict[str, set[str]] = {}
-    for record in catalog.values():
+    count = 0
+    for record in records:
+        count += 1
         if record.slug:
             stem = record.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
             for holders, text in ((in_names, stem), (in_titles, record.title or "")):
                 for part in _NAME_PART.findall(text.replace("_", " ").lower()):
                     holders.setdefault(part, set()).add(record.slug)
-    most = max(3, int(FILE_NAME_SHARE * len(catalog)))
+    most = max(3, int(FILE_NAME_SHARE * count))
     names = {w: s for w, s in in_titles.items() if len(s) == 1}
     names |= {w: s for w, s in in_names.items() if len(s) <= most}
     return {w: tuple(sorted(s)) for w, s in names.items() if w not in _FUNCTION_WORDS}

@@ -247,9 +247,19 @@ class PostgresEngine:
         rows = self._rows("SELECT record FROM pdfindex_files")
         return {r["path"]: FileRecord(**r) for (r,) in rows}
 
+    def records(self) -> Iterator[FileRecord]:
+        yield from self.catalog().values()
+
     def record(self, path: str) -> FileRecord | None:
         rows = self._rows("SELECT record FROM pdfindex_files WHERE path = %s", (path,))
         return FileRecord(**rows[0][0]) if rows else None
+
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        rows = self._rows(
+            "SELECT record FROM pdfindex_files WHERE path LIKE %s ORDER BY path",  # "C": by index
+            (like_prefix(prefix),),
+        )
+        return [FileRecord(**r) for (r,) in rows]
 
     def record_by_slug(self, slug: str) -> FileRecord | None:
         rows = self._rows(

@@ -115,9 +115,22 @@ class TantivyEngine(OneFolder):
         return [json.loads(searcher.doc(a).get_first("record")) for a in self._all(searcher, query)]
 
     def _read_files(self, searcher: tantivy.Searcher) -> dict[int, tuple[str, str]]:
-        """file id -> (path, slug), for every catalog record."""
-        records = self._record_docs(searcher, self._term("kind", FILE))
-        return {path_id(r["path"]): (r["path"], r["slug"]) for r in records}
+        """file id -> (path, slug), each looked up when first asked for in this
+        generation (reading every record for it cost a new process's first search_pdf
+        seconds at 40,000 files)."""
+        return _FileNames(self, searcher)
+
+    def file_name(self, searcher: tantivy.Searcher, file: int) -> tuple[str, str]:
+        """(path, slug) of the file whose id is `file`, from its record document's
+        stored fields (no JSON); KeyError when no record has it."""
+        query = Query.boolean_query(
+            [(Occur.Must, self._term("kind", FILE)), (Occur.Must, self._term("file", file))]
+        )
+        hits = searcher.search(query, limit=1, count=False).hits
+        if not hits:
+            raise KeyError(file)
+        document = searcher.doc(hits[0][1])
+        return document.get_first("path"), document.get_first("slug")
 
     # -- the catalog -----------------------------------------------------------------
 
@@ -130,9 +143,20 @@ class TantivyEngine(OneFolder):
         records = self._record_docs(searcher, self._term("kind", FILE))
         return {r["path"]: FileRecord(**r) for r in records}
 
+    def records(self) -> Iterator[FileRecord]:
+        searcher = self._searcher()
+        for address in self._all(searcher, self._term("kind", FILE)):
+            yield FileRecord(**json.loads(searcher.doc(address).get_first("record")))
+
     def record(self, path: str) -> FileRecord | None:
         found = self._record_docs(self._searcher(), self._term("key", f"{FILE}:{path}"))
         return FileRecord(**found[0]) if found else None
+
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        pattern = f"{FILE}:{rust_regex_escape(prefix)}.*"  # the key term: an FST walk
+        query = Query.regex_query(self._schema, "key", pattern)
+        found = [FileRecord(**r) for r in self._record_docs(self._searcher(), query)]
+        return sorted(found, key=lambda r: r.path)
 
     def record_by_slug(self, slug: str) -> FileRecord | None:
         query = Query.boolean_query(
@@ -405,6 +429,27 @@ def _discard(raw: tantivy.IndexWriter) -> None:
         raw.garbage_collect_files()
     except Exception:  # the writer may be broken too: the failure itself is what to show
         pass
+
+
+class _FileNames(dict[int, tuple[str, str]]):
+    """file id -> (path, slug) of one generation, filled as ids are asked for."""
+
+    def __init__(self, engine: TantivyEngine, searcher: tantivy.Searcher) -> None:
+        super().__init__()
+        self._engine, self._searcher = engine, searcher
+
+    def __missing__(self, file: int) -> tuple[str, str]:
+        found = self[file] = self._engine.file_name(self._searcher, file)
+        return found
+
+
+_REGEX_SPECIAL = frozenset("\\.+*?()|[]{}^$#&-~")
+
+
+def rust_regex_escape(text: str) -> str:
+    """`text` as a literal in Tantivy's regex syntax (Rust's): only its meta characters
+    escaped, as Rust refuses some escapes Python's re.escape writes (`\\ `)."""
+    return "".join(f"\\{c}" if c in _REGEX_SPECIAL else c for c in text)
 
 
 def _hit(page: tantivy.Document, score: float) -> PageHit:

@@ -88,18 +88,31 @@ class WhooshEngine(OneFolder):
         s = self._searcher()
         return self._catalog.get(s, _generation(s))
 
+    def records(self) -> Iterator[FileRecord]:
+        yield from self.catalog().values()
+
     def record(self, path: str) -> FileRecord | None:
         s = self._searcher()
         for n in docnums(s, And([Term("kind", FILE), Term("path", path)])):
             return FileRecord(**s.stored_fields(n)["record"])
         return None
 
+    def records_starting(self, prefix: str) -> list[FileRecord]:
+        s = self._searcher()
+        query = And([Term("kind", FILE), Prefix("path", prefix)])
+        found = [FileRecord(**s.stored_fields(n)["record"]) for n in docnums(s, query)]
+        return sorted(found, key=lambda r: r.path)
+
     def record_by_slug(self, slug: str) -> FileRecord | None:
         """Found through one of its pages when it has any."""
         s = self._searcher()
         for n in docnums(s, Term("slug", slug)):
             return self.record(s.stored_fields(n)["path"])
-        return next((r for r in self.catalog().values() if r.slug == slug), None)
+        for n in docnums(s, Term("kind", FILE)):  # a record without pages: each in turn
+            stored = s.stored_fields(n)["record"]
+            if stored["slug"] == slug:
+                return FileRecord(**stored)
+        return None
 
     # -- pages -----------------------------------------------------------------------
 
