@@ -21,11 +21,14 @@ FIRST_BATCH = 32
 LARGEST_BATCH = 8192
 
 
-# Over this many pages hold every n-gram of the pieces, the pages are read in order as they
-# come, most of them holding the pieces themselves; the phrases of chunks, whose positions
-# cost about 2 µs a page, are checked only for the pages after SWITCH_AFTER.
+# Over this many pages hold every n-gram of the pieces, the first batch is read as it comes
+# (most of them hold the pieces themselves: `Note that`), and the phrases of chunks, whose
+# positions cost about 2 µs a page, rule out the rest only after it: each batch ordered
+# by path costs in proportion to its size (a million pages: 13 ms for 32, 64 ms for 384),
+# and `page margins` read 464 pages holding its trigrams apart in three batches (107 ms;
+# now 47 ms). At 47,970 pages neither way is faster.
 PHRASES_UP_TO = 2000
-SWITCH_AFTER = 256
+SWITCH_AFTER = FIRST_BATCH
 
 
 def gram_clauses(schema: tantivy.Schema, pieces: list[str]) -> list[tuple[Occur, Query]]:
