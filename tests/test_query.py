@@ -287,3 +287,21 @@ def test_every_engine_finds_the_same_pages(
         for engine in every_engine
     ]
     assert all(pages == found[0] for pages in found), (text, found)
+
+
+def test_a_not_on_its_own_keeps_the_other_pages_only(
+    with_elements: Engine, every_engine: list[Engine]
+) -> None:
+    """`NOT font` and `(NOT font) OR math` rank pages only, never a file's catalog record
+    nor an element (Tantivy ranks without a filter by kind: its NOT keeps the other pages)."""
+    for engine in [with_elements, *every_engine]:
+        pages = engine.ranked(parse("NOT zzz"), limit=100)
+        assert all(isinstance(hit.page, int) and hit.page >= 1 for hit in pages.hits)
+        expected = {(hit.path, hit.page) for hit in pages.hits}
+        held = {(h.path, h.page) for h in engine.ranked(parse("font"), limit=100).hits}
+        without = engine.ranked(parse("NOT font"), limit=100)
+        assert {(h.path, h.page) for h in without.hits} == expected - held
+        assert without.total == len(expected - held)
+        either = engine.ranked(parse("(NOT font) OR math"), limit=100)
+        maths = {(h.path, h.page) for h in engine.ranked(parse("math"), limit=100).hits}
+        assert {(h.path, h.page) for h in either.hits} == (expected - held) | maths

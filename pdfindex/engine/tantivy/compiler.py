@@ -36,11 +36,16 @@ def compile_query(
     fields: Fields,
     stems: bool = False,
     expand: Expand | None = None,
+    everything: Query | None = None,
 ) -> Query:
     """With `stems` (page ranking), a Stem leaf matches the stemmed field; without (element
     search, which has none), it is the word itself. With `expand` (page ranking, one
-    field), prefixes and typos are scored as the words they expand to."""
-    return _Compiler(schema, fields, stems, expand if len(fields) == 1 else None).run(node, 1.0)
+    field), prefixes and typos are scored as the words they expand to. `everything` is
+    what a NOT on its own keeps the rest of (all documents if None: the page ranking gives
+    the pages, so that it needs no filter by kind, which made every query an intersection
+    with all pages: `the` took 16 ms at a million pages, 6.9 without)."""
+    expand = expand if len(fields) == 1 else None
+    return _Compiler(schema, fields, stems, expand, everything).run(node, 1.0)
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,10 @@ class _Compiler:
     fields: Fields
     stems: bool
     expand: Expand | None
+    everything: Query | None = None  # what a NOT on its own excludes from (default: all)
+
+    def all(self) -> Query:
+        return self.everything if self.everything is not None else Query.all_query()
 
     def run(self, node: pq.Node, boost: float) -> Query:
         if isinstance(node, pq.And):
@@ -59,7 +68,7 @@ class _Compiler:
                 else:
                     clauses.append((Occur.Must, self.run(child, boost * node.boost)))
             if all(occur == Occur.MustNot for occur, _ in clauses):
-                clauses.append((Occur.Must, Query.all_query()))
+                clauses.append((Occur.Must, self.all()))
             return Query.boolean_query(clauses)
         if isinstance(node, pq.Or):
             children = [self.run(c, boost * node.boost) for c in node.children]
@@ -70,7 +79,7 @@ class _Compiler:
             return Query.boolean_query(clauses)
         if isinstance(node, pq.Not):  # on its own: everything but it
             inner = self.run(node.child, boost)
-            return Query.boolean_query([(Occur.Must, Query.all_query()), (Occur.MustNot, inner)])
+            return Query.boolean_query([(Occur.Must, self.all()), (Occur.MustNot, inner)])
         if isinstance(node, pq.Stem):
             if self.stems:
                 query = Query.term_query(self.schema, STEM_FIELD, stem(node.text))

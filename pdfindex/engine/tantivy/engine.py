@@ -249,8 +249,13 @@ class TantivyEngine(OneFolder):
         searcher = self._searcher()
 
         expand = self._expander(searcher)
-        compiled = compile_query(query, self._schema, {"content": 1.0}, stems=True, expand=expand)
-        clauses = [(Occur.Must, compiled), (Occur.Must, self._term("kind", PAGE))]
+        # Only pages hold the content, stem and pair fields, and a NOT on its own keeps the
+        # other pages: no filter by kind.
+        pages_only = self._term("kind", PAGE)
+        compiled = compile_query(
+            query, self._schema, {"content": 1.0}, stems=True, expand=expand, everything=pages_only
+        )
+        clauses = [(Occur.Must, compiled)]
         if slug:
             clauses.append((Occur.Must, self._term("slug", slug)))
         if pages:
@@ -258,7 +263,8 @@ class TantivyEngine(OneFolder):
                 self._schema, "page", FieldType.Integer, pages[0], pages[1]
             )
             clauses.append((Occur.Must, page_range))
-        result = searcher.search(Query.boolean_query(clauses), limit=limit, count=True)
+        whole = compiled if len(clauses) == 1 else Query.boolean_query(clauses)
+        result = searcher.search(whole, limit=limit, count=True)
         hits = [_hit(searcher.doc(address), score) for score, address in result.hits]
         return RankedPages(result.count, hits, self._marked_terms(expand, query, hits))
 
