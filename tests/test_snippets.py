@@ -24,7 +24,7 @@ from pdfindex.search.snippets import (
     phrase_units,
     snippet,
 )
-from pdfindex.text.index import _JOINABLE, index_word_spans
+from pdfindex.text.index import JOINABLE, index_word_spans
 from pdfindex.text.words import word_spans, words
 from tests import pdfgen
 from tests.conftest import make_settings
@@ -185,7 +185,7 @@ def test_phrase_units_equal_a_scan_of_the_page_s_words(
     for unit, whole in zip(found_units, scanned, strict=True):
         assert unit.key == whole.key
         assert whole.start <= unit.start < unit.end <= whole.end
-        if not _JOINABLE.search(page):  # no line-end joins: each word at its own place
+        if not JOINABLE.search(page):  # no line-end joins: each word at its own place
             flat = " ".join(page.split())  # where the snippet cuts and marks
             assert flat[unit.start].casefold().startswith(unit.key[0][0])
             assert flat[unit.end - 1].casefold().endswith(unit.key[-1][-1])

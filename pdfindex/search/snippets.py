@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from pdfindex.query import Node, Phrase, leaves
-from pdfindex.text.index import _BREAK_IN_WORD, _JOINABLE, index_word_spans
+from pdfindex.text.index import BREAK_IN_WORD, JOINABLE, index_word_spans
 from pdfindex.text.words import CJK_CLASS, is_cjk, words_regex
 
 WIDTH = 240  # characters a snippet shows
@@ -137,11 +137,11 @@ def _joined(text: str) -> tuple[str, Callable[[int], int]] | None:
     casefolded, and where a character of it stands in the flattened page; None when
     casefolding changes its length (ß): then the words are scanned one by one."""
     pieces, removed, cuts, done = [], [0], [0], 0
-    for match in _JOINABLE.finditer(text):
-        parts = _BREAK_IN_WORD.split(match.group())
+    for match in JOINABLE.finditer(text):
+        parts = BREAK_IN_WORD.split(match.group())
         pieces += [text[done : match.start()], *parts]
         at = match.start() - removed[-1]
-        for part, gap in zip(parts, _BREAK_IN_WORD.findall(match.group()), strict=False):
+        for part, gap in zip(parts, BREAK_IN_WORD.findall(match.group()), strict=False):
             at += len(part)
             cuts.append(at)
             removed.append(removed[-1] + len(gap))

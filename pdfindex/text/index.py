@@ -12,8 +12,8 @@ from pdfindex.text.words import word_spans
 HYPHENS = "-\u00ad\u2010"
 LINE_BREAK = r"[ \t]*(?:\r\n|\r|\n)\s*"
 # (?<!\w): a match starts at a word's start only, so a 200,000-letter word costs one pass
-_JOINABLE = re.compile(rf"(?<!\w)\w+(?:[{HYPHENS}]{LINE_BREAK}\w+)+")
-_BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{LINE_BREAK}")
+JOINABLE = re.compile(rf"(?<!\w)\w+(?:[{HYPHENS}]{LINE_BREAK}\w+)+")
+BREAK_IN_WORD = re.compile(rf"[{HYPHENS}]{LINE_BREAK}")
 _MAX_JOIN_PARTS = 8
 
 
@@ -24,7 +24,7 @@ def index_text(page_text: str) -> str:
     extras: list[str] = []
 
     def join(match: re.Match[str]) -> str:
-        parts = _BREAK_IN_WORD.split(match.group())
+        parts = BREAK_IN_WORD.split(match.group())
         extras.extend(parts)
         for first in range(len(parts)):
             for last in range(first + 2, min(len(parts), first + _MAX_JOIN_PARTS) + 1):
@@ -32,7 +32,7 @@ def index_text(page_text: str) -> str:
                     extras.append("".join(parts[first:last]))
         return "".join(parts)
 
-    joined = _JOINABLE.sub(join, page_text)
+    joined = JOINABLE.sub(join, page_text)
     return joined + "\n" + " ".join(extras) if extras else page_text
 
 
@@ -45,9 +45,9 @@ def index_word_spans(page_text: str) -> list[tuple[str, int, int]]:
         return word_spans(page_text)
     spans: list[tuple[str, int, int]] = []
     done = 0
-    for match in _JOINABLE.finditer(page_text):
+    for match in JOINABLE.finditer(page_text):
         spans += _shifted(page_text[done : match.start()], done)
-        joined = "".join(_BREAK_IN_WORD.split(match.group()))
+        joined = "".join(BREAK_IN_WORD.split(match.group()))
         spans += [(w, match.start(), match.end()) for w, _, _ in word_spans(joined)]
         done = match.end()
     return spans + _shifted(page_text[done:], done)
