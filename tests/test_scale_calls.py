@@ -222,6 +222,42 @@ def test_answers_follow_a_commit(tmp_path: Path) -> None:
         index.close()
 
 
+def test_a_lagging_value_answers_at_once_after_a_commit_and_then_follows_it(
+    tmp_path: Path,
+) -> None:
+    """query_documents' document names (PdfIndex.lagging): after a commit the value of
+    before answers while a thread counts the records again; the next calls get the new
+    one. The first call counts them itself."""
+    root = tmp_path / "small"
+    fill(root / "files", 5)
+    index = PdfIndex(make_settings(root))
+    counting = threading.Event()
+    counting.set()
+
+    def paths(records: Any) -> list[str]:
+        assert counting.wait(timeout=30)
+        return sorted(record.path for record in records)
+
+    try:
+        index.reindex()
+        first = index.lagging("test.paths", paths)
+        assert len(first) == 5
+        assert index.lagging("test.paths", lambda _records: pytest.fail("counted again")) == first
+        (root / "files" / "later.md").write_text("# Later\n\nadded afterwards\n")
+        index.reindex()
+        counting.clear()  # the thread counting again waits: the call must not
+        assert index.lagging("test.paths", paths) == first
+        counting.set()
+        for _ in range(300):
+            if "later.md" in index.lagging("test.paths", paths):
+                break
+            threading.Event().wait(0.05)
+        assert index.lagging("test.paths", paths) == sorted([*first, "later.md"])
+    finally:
+        counting.set()
+        index.close()
+
+
 def test_the_writer_reads_records_of_its_own(library: Path) -> None:
     """The indexer changes the records it reads before it writes them: none of that
     reaches the records readers share, nor outlives a commit that did not happen."""

@@ -52,7 +52,7 @@ def of(index: PdfIndex, session: Session, query: str, alone: list[str]) -> Topic
     its first AMONG_FIRST documents is one it names and the previous answer did not
     cite: a name alone could be a common word ("options" is also a package's name).
     Naming a document the previous answer cited makes it the topic's document."""
-    names = index.per_generation("topic.names", document_names, one_by_one=True)
+    names = index.lagging("topic.names", document_names)  # a new file's name: a moment late
     named = tuple(dict.fromkeys(s for w in query_words(query) for s in names.get(w, ())))
     if not session.queries:
         return Topic("new", (), (), frozenset(), named)
