@@ -7,11 +7,10 @@ for a core hid."""
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import time
 
 from benchmarks.engine_table import query_cases
+from benchmarks.million import latency
 from pdfindex import PdfIndex, load_settings
 
 
@@ -22,14 +21,8 @@ def main() -> None:
     cases, _ = query_cases(index, "generic_pgf_pgfmanual")
     out = {}
     for name, call in cases:
-        found = call()
-        wall, cpu = [], []
-        for _ in range(runs):
-            began, began_cpu = time.perf_counter(), time.process_time()
-            call()
-            wall.append((time.perf_counter() - began) * 1000)
-            cpu.append((time.process_time() - began_cpu) * 1000)
-        out[name] = [found, round(statistics.median(wall), 2), round(statistics.median(cpu), 2)]
+        measured = latency(call, runs)
+        out[name] = [measured["count"], measured["p50_ms"], measured["cpu_p50_ms"]]
     index.close()
     print(json.dumps(out, ensure_ascii=False))
 
