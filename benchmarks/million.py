@@ -303,6 +303,7 @@ def serve_memory(root: Path, engine: str, database_url: str | None, slug: str) -
                 begin = time.perf_counter()
                 result = await session.call_tool(name, arguments)
                 out[f"{name}_ms"] = round((time.perf_counter() - begin) * 1000)
+                out[f"{name}_mb"] = round(memory(pid)["VmRSS"])
                 if result.is_error:
                     out[f"{name}_error"] = str(result.content)[:200]
             fields = memory(pid)

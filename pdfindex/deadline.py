@@ -51,3 +51,14 @@ def seconds() -> float | None:
     """The current request's whole time limit, for messages."""
     current = _deadline.get()
     return None if current is None else current[1]
+
+
+def soft_stop(share: float) -> float | None:
+    """When work that can answer in part (a scan of every line of the library) should stop
+    and answer with what it found: after `share` of the time left to the current request
+    (a `time.monotonic()` reading; None when the request has no limit)."""
+    current = _deadline.get()
+    if current is None:
+        return None
+    now = time.monotonic()
+    return now + share * max(0.0, current[0] - now)

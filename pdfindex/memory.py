@@ -49,6 +49,38 @@ def release_freed_memory() -> None:
         libc.malloc_trim(0)
 
 
+MADV_DONTNEED = 4
+
+
+def release_mapped(folder: Path, suffix: str) -> None:
+    """Let go of this process's pages of the files in `folder` ending in `suffix` that are
+    mapped read-only (an index's stored texts, after a scan read the whole library): they
+    stay in the system's page cache, and a later read maps them again. Without it a
+    serving process counted 86 MB of a million pages' stored texts as its own after one
+    fuzzy_search."""
+    if not _trim:
+        return
+    libc = _libc()
+    if libc is None:
+        return
+    import ctypes
+
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    prefix = str(folder.resolve()) + os.sep
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return
+    for line in maps.splitlines():
+        fields = line.split(maxsplit=5)
+        if len(fields) < 6 or not fields[5].startswith(prefix) or not fields[5].endswith(suffix):
+            continue
+        if "w" in fields[1]:  # only what nothing writes
+            continue
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        libc.madvise(start, end - start, MADV_DONTNEED)
+
+
 T = TypeVar("T")
 
 

@@ -13,8 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pdfindex import deadline
 from pdfindex.api import PdfIndex
+from pdfindex.tools import fzf, linesearch
 from pdfindex.tools.fuzzy import fuzzy_search
 from tests import pdfgen
 from tests.conftest import make_settings
@@ -63,12 +67,14 @@ def _documents(index: PdfIndex) -> list[tuple[str, list[str]]]:
     return list(out.items())
 
 
-def _all(index: PdfIndex, query: str, **arguments: Any) -> list[dict[str, Any]]:
+def _all(
+    index: PdfIndex, query: str, page_size: int = 500, **arguments: Any
+) -> list[dict[str, Any]]:
     matches: list[dict[str, Any]] = []
     offset = 0
     while True:
         answer = fuzzy_search(
-            index, query, preview=False, max_results=500, offset=offset, **arguments
+            index, query, preview=False, max_results=page_size, offset=offset, **arguments
         )
         matches += answer["matches"]
         if "next_offset" not in answer:
@@ -107,6 +113,62 @@ def test_fzf_matching_equals_fzf_filter(library: PdfIndex) -> None:
         ).stdout.splitlines()
         ours = [m["content"] for m in _all(library, query, match="fzf")]
         assert ours == fzf, query
+        # A few at a time: only the lines a page of answers shows are kept, and a line
+        # is scored only when the bound of its score could rank it among them.
+        paged = [m["content"] for m in _all(library, query, page_size=3, match="fzf")]
+        assert paged == fzf, query
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(alphabet="abcdehnpty -_/:.AB1", max_size=60),
+    st.text(alphabet="abcdehnpty", min_size=1, max_size=6),
+)
+def test_a_lines_score_bound_holds_and_its_gaps_are_the_fewest(line: str, pattern: str) -> None:
+    sets = fzf.parse(pattern)
+    patterns = fzf.score_bound(sets)
+    assert patterns == [pattern]
+    score = fzf.score_line(line, sets)
+    most = fzf.bound(line.lower(), patterns)
+    assert (score is None) == (most is None)
+    if score is not None and most is not None:
+        assert score <= most
+    # the fewest gaps, by brute force over every way to place the pattern in order
+    windows = [
+        end - start + 1 - len(pattern)
+        for start in range(len(line))
+        for end in range(start, len(line))
+        if line.lower()[start] == pattern[0]
+        and line.lower()[end] == pattern[-1]
+        and _in_order(pattern, line.lower()[start : end + 1])
+    ]
+    assert fzf.fewest_gaps(line.lower(), pattern) == (min(windows) if windows else None)
+
+
+def _in_order(pattern: str, text: str) -> bool:
+    letters = iter(text)
+    return all(char in letters for char in pattern)
+
+
+def test_a_scan_out_of_time_answers_with_the_pages_it_read(
+    library: PdfIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(linesearch, "SCAN_SHARE", 0.0)  # answer after the first page
+    first = library.engine.candidates().refs[0]
+    lines = library.engine.candidates().text(first).splitlines()
+    for match, query in [("fzf", "e"), ("regex", "e"), ("words", "hyphenation")]:
+        with deadline.limit(60):
+            answer = fuzzy_search(library, query, match=match, max_results=500, preview=False)
+        assert answer["partial"] is True, match
+        assert "only the first 1 pages" in answer["note"], match
+        assert {(m["file"], m["page"]) for m in answer["matches"]} <= {(first.path, first.page)}
+        if match != "words":
+            expected = [line for line in lines if "e" in line.lower()]
+            assert sorted(m["content"] for m in answer["matches"]) == sorted(expected), match
+            assert answer["total_matches"] == len(expected)
+        whole = fuzzy_search(library, query, match=match, max_results=500)  # no time limit
+        assert "partial" not in whole
+        assert whole["total_matches"] >= answer["total_matches"]
 
 
 def test_regex_matching_equals_ripgrep(library: PdfIndex, tmp_path: Path) -> None:
@@ -152,3 +214,41 @@ def test_the_seeds_examples_over_mcp(library: PdfIndex) -> None:
     assert len(batch["matches"]) == 2
     assert words["matching"] == "words"
     assert words["matches"][0]["line_number"] == 2
+
+
+def test_a_library_too_large_to_list_is_read_in_batches_with_the_same_answers(
+    library: PdfIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if library.engine.name != "tantivy":
+        pytest.skip("Tantivy lists a query's pages at once up to a size, then reads groups")
+    from pdfindex.engine.tantivy import candidates, engine
+
+    queries = [("fzf", "hyphpat"), ("fzf", "e"), ("regex", r"fo+\w"), ("words", "patern")]
+    listed = [_all(library, query, page_size=4, match=match) for match, query in queries]
+    monkeypatch.setattr(engine, "LISTED_UP_TO", 0)  # every query past it: groups of files
+    monkeypatch.setattr(candidates, "FILES_PER_GROUP", 2)
+    refs = library.engine.candidates().refs
+    assert isinstance(refs, candidates.GroupedRefs)
+    batched = [_all(library, query, page_size=4, match=match) for match, query in queries]
+    assert batched == listed
+    found = library.engine.candidates()
+    assert [found.text(ref) for ref in found.refs]
+    # the pages' stored texts a scan mapped are let go of at its end
+    assert _mapped_kb(library.settings.index_dir, ".store") == 0
+    everything = [(ref.path, ref.page) for ref in refs]
+    assert everything == sorted(everything)
+    assert len(everything) == sum(r.pages for r in library.engine.records())
+    assert len(refs.addresses) <= max(r.pages for r in library.engine.records()) * 2
+
+
+def _mapped_kb(folder: Path, suffix: str) -> int:
+    """This process's resident KB of the files in `folder` (at any depth) ending in `suffix`."""
+    total, inside = 0, False
+    prefix = str(folder.resolve())
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5 and not fields[0].endswith(":"):
+            inside = len(fields) > 5 and fields[5].startswith(prefix) and fields[5].endswith(suffix)
+        elif inside and fields and fields[0] == "Rss:":
+            total += int(fields[1])
+    return total

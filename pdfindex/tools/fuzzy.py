@@ -27,7 +27,6 @@ from typing import Any
 
 from rapidfuzz.distance import OSA
 
-from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery, PdfIndexError, SourceUnreachable
@@ -106,24 +105,41 @@ def fuzzy_search(
             f"file_types {', '.join(unread)}: pdfindex reads no such files "
             f"(it reads: {', '.join(index.reads())})"
         )
-    if notes:
-        result["note"] = "; ".join(notes)
+    keep = offset + max_results  # the lines kept of all that match, best first
+    scan: linesearch.Scan | None = None
     if query is None or not query.strip():
         matches = _overview(index, scope, types)
+        total = len(matches)
     elif matching == "fzf":
-        found = linesearch.fzf_lines(index, query, scope, lambda p: _wanted(p, types))
+        found, total, scan = linesearch.fzf_lines(
+            index, query, scope, lambda p: _wanted(p, types), keep
+        )
         matches = [_line_match(line, preview, score) for score, line in found]
     elif matching == "regex":
-        found_lines = linesearch.regex_lines(index, query, scope, lambda p: _wanted(p, types))
+        found_lines, total, scan = linesearch.regex_lines(
+            index, query, scope, lambda p: _wanted(p, types), keep
+        )
         matches = [_line_match(line, preview) for line in found_lines]
     else:
         searched: dict[str, list[str]] = {}
-        matches = _search(index, normalize_query(query), scope, types, preview, searched)
+        matches, total, scan = _search(
+            index, normalize_query(query), scope, types, preview, searched, keep
+        )
         result["spellings"] = dict(list(searched.items())[:SHOWN_WORDS])
         cut = [w for w, found in searched.items() if len(found) == MAX_SPELLINGS]
         if cut:
-            note = f"{', '.join(cut)}: only the {MAX_SPELLINGS} closest spellings were searched"
-            result["note"] = f"{result['note']}; {note}" if "note" in result else note
+            notes.append(
+                f"{', '.join(cut)}: only the {MAX_SPELLINGS} closest spellings were searched"
+            )
+    if scan is not None and scan.stopped:
+        result["partial"] = True
+        notes.append(
+            f"the time limit ran short: only the first {scan.pages:,} pages (in path order) "
+            "were searched, and total_matches counts their lines; narrow the search (a "
+            "path, file_types) or raise request_timeout to search them all"
+        )
+    if notes:
+        result["note"] = "; ".join(notes)
     engine, custom = index.settings.extractor, index.settings.custom_adapters
     rows = [
         {
@@ -138,8 +154,8 @@ def fuzzy_search(
         for m in matches[offset : offset + max_results]
     ]
     kept, truncated = fit(rows, items_budget(index.settings.max_response_chars))
-    result.update(matches=kept, total_matches=len(matches))
-    if truncated or offset + len(kept) < len(matches):
+    result.update(matches=kept, total_matches=total)
+    if truncated or offset + len(kept) < total:
         result["next_offset"] = offset + len(kept)
     if truncated:
         result["truncated"] = True
@@ -186,16 +202,18 @@ def _search(
     types: set[str] | None,
     preview: bool,
     searched: dict[str, list[str]],
-) -> list[_Match]:
-    """Lines holding the query's words in any spelling within their typo allowance;
-    `searched` receives the spellings looked for, per query word."""
+    keep: int,
+) -> tuple[list[_Match], int, linesearch.Scan]:
+    """The `keep` best lines holding the query's words in any spelling within their typo
+    allowance, how many lines hold them, and how far the scan got; `searched` receives
+    the spellings looked for, per query word."""
     query_words = list(dict.fromkeys(words(query)))
     if not query_words:
         raise InvalidQuery("query has no letters or digits to match")
     spellings = [closest(w, index.engine.similar_terms(w, max_edits(w))) for w in query_words]
     searched.update(zip(query_words, spellings, strict=True))
     if not all(spellings):
-        return []  # some word occurs nowhere, in any spelling
+        return [], 0, linesearch.Scan()  # some word occurs nowhere, in any spelling
     found = index.engine.candidates(any_of=spellings, path=scope)
     # One pass of one regex over each casefolded page finds every spelling of every word;
     # casefolding never adds or removes a line break, so line numbers carry over.
@@ -210,12 +228,14 @@ def _search(
             [a for a, c in zip(alternatives, cjk, strict=True) if c],
         )
     )
-    matches = []
+    best: linesearch.Best[_Match] = linesearch.Best(keep)
     numbering = linesearch.Numbering(index)
+    scan = linesearch.Scan()
     for ref in found.refs:
         if not _wanted(ref.path, types):
             continue
-        deadline.check()  # a page at a time: a request past its limit stops here
+        if not scan.next_page():
+            break
         text = found.text(ref)
         folded = text.casefold()
         breaks = [m.start() for m in _NEWLINE.finditer(folded)]
@@ -231,24 +251,26 @@ def _search(
         if not per_line:
             continue
         lines = [line.rstrip("\r") for line in text.split("\n")]
+        first = numbering.first_line(ref.path, ref.page)
         for index_, (found_words, exact_words) in per_line.items():
+            line_number = first + index_ + 1  # through the whole file, as rga counts
+            key = (-len(found_words), -len(exact_words), ref.path, ref.page, line_number)
+            if not best.admits(key):
+                continue
             content = (
                 "\n".join(lines[max(0, index_ - 1) : index_ + 2]) if preview else lines[index_]
             )
-            first = numbering.first_line(ref.path, ref.page)
-            matches.append(
-                _Match(
-                    len(found_words),
-                    len(exact_words),
-                    ref.path,
-                    ref.page,
-                    first + index_ + 1,  # through the whole file, as rga counts
-                    content,
-                    index_ + 1,
-                )
+            found_line = _Match(
+                len(found_words),
+                len(exact_words),
+                ref.path,
+                ref.page,
+                line_number,
+                content,
+                index_ + 1,
             )
-    matches.sort(key=lambda m: (-m.words_found, -m.exact_words, m.file, m.page, m.line_number))
-    return matches
+            best.add(key, found_line)
+    return best.ranked(), best.total, scan
 
 
 def _overview(index: PdfIndex, scope: str | None, types: set[str] | None) -> list[_Match]:

@@ -110,8 +110,27 @@ _LETTER = re.compile(r"LETTER (?:[A-Z]+ )*?([A-Z])(?: |$)")
 NORMALIZE = {c: n for c in range(0xC0, 0x2185) if (n := _normal(c)) is not None}
 
 
+def _runs(codes: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for code in codes:
+        if runs and runs[-1][1] == code - 1:
+            runs[-1] = (runs[-1][0], code)
+        else:
+            runs.append((code, code))
+    return runs
+
+
+# str.translate looks every character up in the table (about 70 µs a page of curly quotes
+# and dashes); one search for the few letters it changes leaves most pages as they are.
+_NORMALIZED = re.compile(
+    "[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in _runs(sorted(NORMALIZE))) + "]"
+)
+
+
 def normalize(text: str) -> str:
-    return text if text.isascii() else text.translate(NORMALIZE)
+    if text.isascii() or _NORMALIZED.search(text) is None:
+        return text
+    return text.translate(NORMALIZE)
 
 
 def _lower(char: str) -> str:
@@ -399,6 +418,68 @@ def score_line(line: str, sets: list[list[Term]]) -> int | None:
     return total
 
 
+def fewest_gaps(text: str, pattern: str) -> int | None:
+    """The fewest characters any occurrence of `pattern`'s letters in order in `text`
+    leaves between them (None: there is none): the shortest window, found from each
+    earliest end back to its latest start."""
+    fewest = None
+    start = text.find(pattern[0])
+    while start >= 0:
+        end = start
+        for char in pattern[1:]:
+            end = text.find(char, end + 1)
+            if end < 0:
+                return fewest
+        begin = end
+        for char in reversed(pattern[:-1]):
+            begin = text.rfind(char, 0, begin)
+        gaps = end - begin + 1 - len(pattern)
+        fewest = gaps if fewest is None else min(fewest, gaps)
+        if fewest == 0:
+            return 0
+        start = text.find(pattern[0], begin + 1)
+    return fewest
+
+
+def score_bound(sets: list[list[Term]]) -> list[str] | None:
+    """The terms of a query of positive, case-insensitive fuzzy terms only, one per set,
+    whose score `bound` can cap (None for any other query)."""
+    terms = [terms[0] for terms in sets if len(terms) == 1]
+    if len(terms) != len(sets) or not terms:
+        return None
+    if any(t.kind != "fuzzy" or t.inverse or t.case_sensitive or not t.normal for t in terms):
+        return None
+    return [t.text for t in terms]
+
+
+def bound(line: str, patterns: list[str]) -> int | None:
+    """At least the score of an ASCII `line`, lowered, for `score_bound`'s terms (None:
+    it does not match). Each letter earns at most a match and the best bonus, the first
+    twice; g letters between matched ones cost at least g + 2. The running score can fall
+    to 0 in a long gap and start again from a later letter j, with what the letters from
+    j on can earn."""
+    total = 0
+    for pattern in patterns:
+        gaps = fewest_gaps(line, pattern)
+        if gaps is None:
+            return None
+        each = SCORE_MATCH + BONUS_BOUNDARY_WHITE
+        best = each * len(pattern) + BONUS_BOUNDARY_WHITE - _cost(gaps)
+        for start in range(1, len(pattern)):
+            if each * (len(pattern) - start) <= best:
+                break
+            after = fewest_gaps(line, pattern[start:])
+            assert after is not None  # a part of an occurrence occurs
+            best = max(best, each * (len(pattern) - start) - _cost(after))
+        total += best
+    return total
+
+
+def _cost(gaps: int) -> int:
+    """The least that `gaps` letters between matched ones cost (one gap)."""
+    return 0 if gaps == 0 else -GAP_START + (gaps - 1) * -GAP_EXTENSION
+
+
 def sortable(sets: list[list[Term]]) -> bool:
     """fzf keeps the input order when every term is an inverse one."""
     return any(not term.inverse for terms in sets for term in terms)
@@ -410,24 +491,12 @@ def rank_key(score: int, line: str, order: int) -> tuple[int, int, int]:
     return (-min(max(score, 0), 0xFFFF), min(len(line.strip()), 0xFFFF), order)
 
 
-def _narrowing_terms(sets: list[list[Term]]) -> list[str]:
-    """The casefolded, normalised text of each set of a single positive term: every
-    matching line holds it (a fuzzy term's characters in order, another's as is)."""
-    return [
-        normalize(terms[0].text.lower())
-        for terms in sets
-        if len(terms) == 1 and not terms[0].inverse
-    ]
-
-
-def narrowing_chars(sets: list[list[Term]]) -> list[str]:
-    return _narrowing_terms(sets)
-
-
 def narrowing(sets: list[list[Term]]) -> list[str]:
-    """Regular expressions (over casefolded, normalised text) that every matching line
-    must match: one per set of a single positive term. A fuzzy term's is its characters
-    in order, each looked for as the next one (no backtracking: `[^b\\n]*b`)."""
+    """Regular expressions (over lowered text, normalised or not) that every matching line
+    must match: one per set of a single positive term. Each character stands for itself
+    and the letters with marks `normalize` maps to it, so pages need not be normalised
+    (str.translate cost a scan of 48,000 pages 1.4 s). A fuzzy term's is its characters in
+    order, each looked for as the next one (no backtracking: `[^b\\n]*+b`)."""
     out = []
     for terms in sets:
         if len(terms) != 1 or terms[0].inverse:
@@ -435,9 +504,26 @@ def narrowing(sets: list[list[Term]]) -> list[str]:
         text = normalize(terms[0].text.lower())
         if terms[0].kind == "fuzzy":
             out.append(
-                re.escape(text[0])
-                + "".join(f"[^{re.escape(c)}\\n]*{re.escape(c)}" for c in text[1:])
+                _either(text[0])
+                + "".join(f"{_either(c, but=True)}*+{_either(c)}" for c in text[1:])
             )
         else:
-            out.append(re.escape(text))
+            out.append("".join(_either(c) for c in text))
     return out
+
+
+_MARKED: dict[str, str] = {}
+for _code, _base in sorted(NORMALIZE.items()):
+    # and its lowered form, where the page was lowered and fzf's line was not (`ǋ`)
+    _MARKED[_base] = _MARKED.get(_base, "") + "".join(
+        dict.fromkeys(chr(_code) + chr(_code).lower())
+    )
+
+
+def _either(char: str, but: bool = False) -> str:
+    """A class of `char` and the letters normalised to it (`but`: any other character of
+    the line)."""
+    chars = "".join(re.escape(c) for c in char + _MARKED.get(char, ""))
+    if but:
+        return f"[^{chars}\\n]"
+    return f"[{chars}]" if len(chars) > 1 else chars

@@ -1,22 +1,26 @@
 """Every line of the library as a candidate, for fuzzy_search's fzf and regex modes.
 
 The index narrows first: fzf mode reads only pages that hold every character of each
-positive term (one `in` test per character on the stored, casefolded page), then only
-the lines one regular expression per term finds (the term's characters in order), and
-scores those with fzf's rule (`fzf.py`). Regex mode reads only pages holding the words
-the pattern requires (the narrowing `search_in_file` uses), as rga would find them.
-Line numbers count through the whole file (seed 001, as rga does), from each file's
-stored line counts per page.
+positive term (one regular expression per term over the lowered page: the term's
+characters in order), then only the lines it finds, and scores those with fzf's rule
+(`fzf.py`), unless a bound of their score says they cannot rank among those kept.
+Regex mode reads only pages holding the words the pattern requires (the narrowing
+`search_in_file` uses), as rga would find them. Line numbers count through the whole
+file (seed 001, as rga does), from each file's stored line counts per page.
+
+Only the lines an answer can show are kept, and a scan of the whole library stops at
+SCAN_SHARE of the request's time and says how far it got.
 """
 
 from __future__ import annotations
 
-import bisect
+import heapq
 import itertools
 import re
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
@@ -55,69 +59,145 @@ class Numbering:
         return before[page - 1] if page - 1 < len(before) else 0
 
 
-def _line_starts(text: str) -> list[int]:
-    return [0] + [m.end() for m in re.finditer("\n", text)]
+T = TypeVar("T")
+
+# A scan of every line of the library stops at this share of the request's time left and
+# answers with what it found (a million pages are more than a time limit can read).
+SCAN_SHARE = 0.7
+
+
+class Best(Generic[T]):
+    """The `keep` items of least key among all offered, and how many were offered: the
+    matching lines of a whole library ranked without holding them all."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = max(0, keep)
+        self.total = 0
+        self._heap: list[_Kept[T]] = []
+
+    def admits(self, key: tuple[Any, ...]) -> bool:
+        """Count one more item; True when it ranks among the kept (then `add` it)."""
+        self.total += 1
+        return self.ranks(key)
+
+    def ranks(self, key: tuple[Any, ...]) -> bool:
+        """Whether an item of `key` would be kept now."""
+        return len(self._heap) < self.keep or bool(self._heap) and key < self._heap[0].key
+
+    def add(self, key: tuple[Any, ...], item: T) -> None:
+        if len(self._heap) < self.keep:
+            heapq.heappush(self._heap, _Kept(key, item))
+        else:
+            heapq.heapreplace(self._heap, _Kept(key, item))
+
+    def ranked(self) -> list[T]:
+        return [kept.item for kept in sorted(self._heap, key=lambda kept: kept.key)]
+
+
+@dataclass
+class _Kept(Generic[T]):
+    key: tuple[Any, ...]
+    item: T
+
+    def __lt__(self, other: _Kept[T]) -> bool:  # the heap's root is the worst kept
+        return self.key > other.key
+
+
+@dataclass
+class Scan:
+    """How far a scan of the library's lines got before answering."""
+
+    pages: int = 0  # pages read
+    stopped: bool = False  # the request's time ran short: only those pages were searched
+    stop_at: float | None = field(default_factory=lambda: deadline.soft_stop(SCAN_SHARE))
+
+    def next_page(self) -> bool:
+        """False when the scan should answer now; raises past the request's limit."""
+        deadline.check()
+        if self.stop_at is not None and self.pages and time.monotonic() >= self.stop_at:
+            self.stopped = True
+            return False
+        self.pages += 1
+        return True
 
 
 def fzf_lines(
-    index: PdfIndex, query: str, scope: str | None, wanted: Callable[[str], bool]
-) -> list[tuple[int, Line]]:
-    """Lines fzf would keep for `query` (extended syntax), best first as `fzf --filter`
-    ranks them: score, then length, then library order (path, page, line)."""
+    index: PdfIndex, query: str, scope: str | None, wanted: Callable[[str], bool], keep: int
+) -> tuple[list[tuple[int, Line]], int, Scan]:
+    """The `keep` best lines fzf would keep for `query` (extended syntax), as `fzf
+    --filter` ranks them (score, then length, then library order: path, page, line), how
+    many lines match, and how far the scan got."""
     sets = fzf.parse(query)
     if not sets:
         raise InvalidQuery("query has nothing to match")
     needs = [re.compile(p) for p in fzf.narrowing(sets)]
-    chars = {c for p in fzf.narrowing_chars(sets) for c in p}
     found = index.engine.candidates(path=scope)
     numbering = Numbering(index)
-    scored: list[tuple[int, int, Line]] = []
+    best: Best[tuple[int, Line]] = Best(keep)
+    sortable = fzf.sortable(sets)
+    capped = fzf.score_bound(sets)
+    scan = Scan()
     order = 0
     for ref in found.refs:
         if not wanted(ref.path):
             continue
-        deadline.check()  # a page at a time: a request past its limit stops here
+        if not scan.next_page():
+            break
         text = found.text(ref)
-        folded = fzf.normalize(text.lower())
-        if any(c not in folded for c in chars):
+        folded = text.lower()
+        if any(not need.search(folded) for need in needs):
             order += text.count("\n") + 1
             continue
         lines = text.splitlines()
         hopeful: set[int] | None = None
-        if needs:
-            starts = _line_starts(folded)
-            for need in needs:
-                hits = _hit_lines(need, folded, starts)
-                hopeful = hits if hopeful is None else hopeful & hits
-                if not hopeful:
-                    break
+        for need in needs:
+            hits = _hit_lines(need, folded)
+            hopeful = hits if hopeful is None else hopeful & hits
+            if not hopeful:
+                break
         first = numbering.first_line(ref.path, ref.page)
         for number in sorted(hopeful) if hopeful is not None else range(len(lines)):
-            score = fzf.score_line(lines[number], sets)
-            if score is not None:
-                at = first + number + 1
-                line = Line(ref.path, ref.page, at, number + 1, lines[number], lines)
-                scored.append((score, order + number, line))
+            content, at = lines[number], order + number
+            if capped is not None and content.isascii():
+                # Most lines cannot rank among the kept: their bound says so without
+                # scoring them (fzf's matrix, in Python, is most of a scan's time).
+                most = fzf.bound(content.lower(), capped)
+                if most is None or not best.admits(fzf.rank_key(most, content, at)):
+                    continue
+                score = fzf.score_line(content, sets)
+                assert score is not None
+                assert score <= most
+                key = fzf.rank_key(score, content, at)
+                if not best.ranks(key):
+                    continue
+            else:
+                score = fzf.score_line(content, sets)
+                if score is None:
+                    continue
+                key = fzf.rank_key(score, content, at) if sortable else (at,)
+                if not best.admits(key):
+                    continue
+            line = Line(ref.path, ref.page, first + number + 1, number + 1, content, lines)
+            best.add(key, (score, line))
         order += len(lines)
-    if fzf.sortable(sets):
-        scored.sort(key=lambda s: fzf.rank_key(s[0], s[2].content, s[1]))
-    return [(score, line) for score, _, line in scored]
+    return best.ranked(), best.total, scan
 
 
-def _hit_lines(need: re.Pattern[str], folded: str, starts: list[int]) -> set[int]:
-    """Lines (0-based) where `need` matches; after a hit the search goes on at the next
-    line, so a page costs at most one search per matching line."""
+def _hit_lines(need: re.Pattern[str], folded: str) -> set[int]:
+    """Lines (0-based, by \\n) where `need` matches; after a hit the search goes on at the
+    next line, so a page costs at most one search per matching line."""
     hits: set[int] = set()
-    position = 0
+    position = line = 0
     while True:
         found = need.search(folded, position)
         if found is None:
             return hits
-        number = bisect.bisect_right(starts, found.start()) - 1
-        hits.add(number)
-        if number + 1 >= len(starts):
+        line += folded.count("\n", position, found.start())
+        hits.add(line)
+        position = folded.find("\n", found.start()) + 1
+        if position == 0:
             return hits
-        position = starts[number + 1]
+        line += 1
 
 
 def smart_case(pattern: str) -> bool:
@@ -126,9 +206,10 @@ def smart_case(pattern: str) -> bool:
 
 
 def regex_lines(
-    index: PdfIndex, pattern: str, scope: str | None, wanted: Callable[[str], bool]
-) -> Iterator[Line]:
-    """Lines matching `pattern` in library order, as `rga --smart-case PATTERN` prints them."""
+    index: PdfIndex, pattern: str, scope: str | None, wanted: Callable[[str], bool], keep: int
+) -> tuple[list[Line], int, Scan]:
+    """The first `keep` lines matching `pattern` in library order, as `rga --smart-case
+    PATTERN` prints them, how many lines match, and how far the scan got."""
     case_sensitive = smart_case(pattern)
     compiled = compile_pattern(pattern, case_sensitive)
     whole_page = page_filter(pattern, case_sensitive)
@@ -153,10 +234,14 @@ def regex_lines(
                 "or give a path"
             ) from exc
 
+    kept: list[Line] = []
+    total = 0
+    scan = Scan()
     for ref in found.refs:
         if not wanted(ref.path):
             continue
-        deadline.check()
+        if not scan.next_page():
+            break
         text = found.text(ref)
         if whole_page is not None and not matches(whole_page, text):
             continue
@@ -164,4 +249,9 @@ def regex_lines(
         first = numbering.first_line(ref.path, ref.page)
         for number, line in enumerate(lines):
             if matches(compiled, line):
-                yield Line(ref.path, ref.page, first + number + 1, number + 1, line, lines)
+                total += 1
+                if len(kept) < keep:
+                    kept.append(
+                        Line(ref.path, ref.page, first + number + 1, number + 1, line, lines)
+                    )
+    return kept, total, scan

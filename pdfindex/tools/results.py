@@ -78,6 +78,7 @@ class FuzzySearchResult(TypedDict):
     total_matches: int
     next_offset: NotRequired[int]
     truncated: NotRequired[bool]
+    partial: NotRequired[bool]  # the time limit ran short: `note` says how far it searched
 
 
 @_open
