@@ -269,6 +269,24 @@ def landed(index: PdfIndex, root: Path, runs: int, quiet: float) -> dict[str, An
     }
 
 
+async def idle(pid: int, most: float = 30.0) -> None:
+    """Until process `pid` uses no CPU for half a second (or `most` seconds pass)."""
+    import anyio
+
+    def cpu() -> int:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    end = time.monotonic() + most
+    before = cpu()
+    while time.monotonic() < end:
+        await anyio.sleep(0.5)
+        now = cpu()
+        if now - before <= 1:
+            return
+        before = now
+
+
 def serve_memory(root: Path, engine: str, database_url: str | None, slug: str) -> dict[str, Any]:
     """VmRSS of a `pdfindex serve --no-watch` process after its start-up and after each
     kind of tool call (benchmarks.serve_rss's calls, on the measured document)."""
@@ -298,6 +316,7 @@ def serve_memory(root: Path, engine: str, database_url: str | None, slug: str) -
                 if "scanning" not in status and "Pending changes: none" in status:
                     break
                 await anyio.sleep(0.2)
+            await idle(pid)  # the start-up scan's follow-ups (the document names) too
             out["after_start_mb"] = round(memory(pid)["VmRSS"])
             for name, arguments in calls:
                 begin = time.perf_counter()

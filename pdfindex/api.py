@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pdfindex.config import Settings
 from pdfindex.config.masking import without_password
@@ -93,6 +93,7 @@ class PdfIndex:
         self._lagging: dict[str, tuple[int, Any]] = {}
         self._refreshing: set[str] = set()
         self._lagging_lock = threading.Lock()
+        self._first_lagging = threading.Lock()  # one first computation at a time
         self._pages: tuple[int, int] = (-1, 0)  # (generation, indexed pages) of pages()
         self._isolated: IsolatedCalls | None = None
         damage = self.engine.recovered
@@ -316,9 +317,14 @@ class PdfIndex:
             if known is not None:
                 kept: T = known[1]
                 return kept
-        value = fresh_copy(derive(self.engine.records()))
-        with self._lagging_lock:
-            self._lagging[key] = (generation, value)
+        with self._first_lagging:  # a caller arriving meanwhile (serve's warm-up) waits
+            with self._lagging_lock:
+                known = self._lagging.get(key)
+            if known is not None:
+                return cast(T, known[1])
+            value = fresh_copy(derive(self.engine.records()))
+            with self._lagging_lock:
+                self._lagging[key] = (generation, value)
         release_freed_memory()
         return value
 

@@ -318,3 +318,26 @@ def test_close_matches_is_difflibs_answer() -> None:
         for n, cutoff in ((9, 0.5), (3, 0.6), (1, 0.0), (20, 0.8)):
             expected = difflib.get_close_matches(key, spellings, n, cutoff)
             assert close_matches(key, spellings, n, cutoff) == expected
+
+
+def test_a_serving_process_finds_the_document_names_before_the_first_question(
+    tmp_path: Path,
+) -> None:
+    """Every record is read for the names a question may use (2.6 s at a million pages):
+    `serve` does it once its start-up scan is done, so the first query_documents reads
+    none of them."""
+    from pdfindex.tools import topic
+    from tests.mcpclient import open_app
+
+    root = tmp_path / "served"
+    fill(root / "files", 12)
+    (root / "files" / "geometry.md").write_text("# Geometry handbook\n\nmargins of pages\n")
+    with open_app(make_settings(root)) as app:
+        for _ in range(600):
+            if topic.NAMES in app.index._lagging:
+                break
+            threading.Event().wait(0.05)
+        generation, names = app.index._lagging[topic.NAMES]
+        assert generation == app.index.engine.generation()
+        assert names == topic.document_names(app.index.engine.records())
+        assert names["geometry"] == names["handbook"] == ("geometry",)

@@ -3,6 +3,7 @@ sessions) and how a call finds it in its MCP context."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from mcp.server.mcpserver import Context
 from pdfindex.api import PdfIndex
 from pdfindex.config import Settings
 from pdfindex.indexer.live import LiveIndex
+from pdfindex.tools import topic
 from pdfindex.tools.sessions import SessionStore
 
 
@@ -38,9 +40,22 @@ class AppContext:
         index = PdfIndex(settings, rebuild=False)  # a damaged index refills in the background
         semantic = index.semantic  # semantic = true without its extra: one line, at once
         _ = index.reranker  # likewise rerank_model (its model loads at the first question)
-        # Pages are embedded in the background after the start-up scan and each commit.
-        embed = (lambda _summary: semantic.start()) if semantic is not None else None
-        live = index.live(watch=watch, on_summary=embed)
+        warmed = threading.Event()
+
+        def after_run(_summary: object) -> None:
+            # Pages are embedded in the background after the start-up scan and each commit.
+            if semantic is not None:
+                semantic.start()
+            # The document names a question may use, found once the start-up scan is done
+            # (every record, 2.6 s at a million pages), not by the first query_documents;
+            # after a commit they are found again in the background when next asked for.
+            if not warmed.is_set():
+                warmed.set()
+                threading.Thread(
+                    target=topic.warm, args=(index,), name="pdfindex-topic-names", daemon=True
+                ).start()
+
+        live = index.live(watch=watch, on_summary=after_run)
         return cls(index, live, SessionStore.for_settings(settings))
 
     def start(self) -> AppContext:

@@ -12,6 +12,7 @@ name or title that few documents share (`document_names`).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ EARLIER_TURNS = 3  # earlier questions whose key words a follow-up carries
 FILE_NAME_SHARE = 0.1
 AMONG_FIRST = 3  # a switch: a named document among the question's first documents alone
 _NAME_PART = re.compile(r"[^\W\d_]{3,}")
+NAMES = "topic.names"  # PdfIndex.lagging's key of document_names
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ def of(index: PdfIndex, session: Session, query: str, alone: list[str]) -> Topic
     its first AMONG_FIRST documents is one it names and the previous answer did not
     cite: a name alone could be a common word ("options" is also a package's name).
     Naming a document the previous answer cited makes it the topic's document."""
-    names = index.lagging("topic.names", document_names)  # a new file's name: a moment late
+    names = index.lagging(NAMES, document_names)  # a new file's name: a moment late
     named = tuple(dict.fromkeys(s for w in query_words(query) for s in names.get(w, ())))
     if not session.queries:
         return Topic("new", (), (), frozenset(), named)
@@ -65,6 +69,15 @@ def of(index: PdfIndex, session: Session, query: str, alone: list[str]) -> Topic
     earlier = tuple(q["query"] for q in turns)
     cited = frozenset(slug for q in turns for slug in q.get("cited", []))
     return Topic("continued", tuple(focus[:FOCUS_DOCUMENTS]), earlier, cited, named)
+
+
+def warm(index: PdfIndex) -> None:
+    """Find the document names ahead of the first question (a serving process, once its
+    start-up scan is done); a failure leaves them to that question."""
+    try:
+        index.lagging(NAMES, document_names)
+    except Exception:  # the index closed meanwhile: the first question finds them
+        log.debug("finding the document names failed", exc_info=True)
 
 
 def since_switch(queries: list[dict]) -> list[dict]:
