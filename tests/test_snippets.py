@@ -20,9 +20,11 @@ from pdfindex.search.snippets import (
     WIDTH,
     Unit,
     _scanned,
+    _terms_pattern,
     best_window,
     phrase_units,
     snippet,
+    term_units,
 )
 from pdfindex.text.index import JOINABLE, index_word_spans
 from pdfindex.text.words import word_spans, words
@@ -120,7 +122,7 @@ def test_the_issue_s_phrase_is_shown_not_the_first_lone_words(tmp_path: Path) ->
     text = (
         "Put the number on the page. If you add page numbers, the page style decides "
         "where they go. " + "Filler words that say little at all. " * 8 + "Finally, "
-        "the effective page margins are set by the geometry package."
+        "the effective page margins are set by the geometry package, page by page."
     )
     pdfgen.write_pdf(tmp_path / "files" / "layout.pdf", [text])
     pdfgen.write_hyphenated_pdf(
@@ -134,6 +136,7 @@ def test_the_issue_s_phrase_is_shown_not_the_first_lone_words(tmp_path: Path) ->
         index.close()
     shown = {hit.path: hit.snippet for hit in hits}
     assert "the effective **page margins** are set" in shown["layout.pdf"]
+    assert "**page**" not in shown["layout.pdf"]  # a word of the phrase alone is not marked
     # A phrase the index matched across a line-end hyphen (`marg-\nins`) is marked too.
     assert shown["split.pdf"].startswith("how **page marg- ins** are set")
 
@@ -189,6 +192,30 @@ def test_phrase_units_equal_a_scan_of_the_page_s_words(
             flat = " ".join(page.split())  # where the snippet cuts and marks
             assert flat[unit.start].casefold().startswith(unit.key[0][0])
             assert flat[unit.end - 1].casefold().endswith(unit.key[-1][-1])
+
+
+TERM_PIECES = ["ab", "abc", "b", "c_1", "é", "ß", "日本", "x", "42"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(st.sampled_from(TERM_PIECES), st.sampled_from(["", " ", "-", "\n", "é"])),
+        max_size=40,
+    ),
+    terms=st.sets(st.sampled_from(TERM_PIECES + ["abcx", "bc", "c"]), min_size=1, max_size=4),
+)
+def test_term_units_equal_the_regex_with_word_boundaries(
+    pieces: list[tuple[str, str]], terms: set[str]
+) -> None:
+    """Terms of word characters are found without boundary tests, an occurrence inside a
+    longer word then left out (issue 30): the same units as the one regex with them."""
+    flat = " ".join("".join(word + gap for word, gap in pieces).split())
+    wanted = tuple(sorted(terms, key=len, reverse=True))
+    pattern, _bare = _terms_pattern(wanted)
+    folded = flat.casefold() if len(flat.casefold()) == len(flat) else flat.lower()
+    expected = [(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
+    assert [tuple(unit) for unit in term_units(flat, terms)] == expected
 
 
 def test_a_sloppy_phrase_is_shown_with_the_words_between() -> None:

@@ -318,3 +318,18 @@ def test_question_stop_words_are_unchanged() -> None:
     assert {"the", "und", "les", "los", "della", "het", "não"} <= STOP_WORDS
     assert not {"się", "och", "että", "ve", "và"} & STOP_WORDS
     assert len(STOP_WORDS) == 98
+
+
+JOIN_PIECES = ["ab", "x_1", "日本", "é", "42", "-", "\u00ad", "\u2010", "\n", "\r\n", " ", "\t"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([*JOIN_PIECES, ".", "--"]), max_size=60))
+def test_joinable_finds_what_the_joinable_regex_finds(pieces: list[str]) -> None:
+    """Line-end hyphenated words found from the hyphens (issue 30) are JOINABLE's own
+    matches, at the same places."""
+    from pdfindex.text.index import JOINABLE, joinable
+
+    text = "".join(pieces)
+    expected = [(m.start(), m.end()) for m in JOINABLE.finditer(text)]
+    assert [(m.start(), m.end()) for m in joinable(text)] == expected

@@ -8,7 +8,7 @@ from pdfindex.errors import InvalidQuery
 from pdfindex.models import ElementRecord, PageHit
 from pdfindex.query import Node, Phrase, Term, leaves, parse
 from pdfindex.search.limits import MAX_LIMIT, check_range
-from pdfindex.search.snippets import phrases_of, snippet
+from pdfindex.search.snippets import marked_terms, phrases_of, snippet
 from pdfindex.search.understand import understand
 from pdfindex.text.words import is_cjk
 
@@ -46,8 +46,9 @@ def ranked_pages(
     found = engine.ranked(tree, limit, slug=slug, pages=pages)
     found = found._replace(terms=cjk_marks(tree, found.terms))
     phrases = phrases_of(tree)
+    marked = marked_terms(tree, found.terms)
     for hit in found.hits if snippets else []:
-        hit.snippet = snippet(hit.text, found.terms, phrases)
+        hit.snippet = snippet(hit.text, marked, phrases)
     return found
 
 

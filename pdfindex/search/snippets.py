@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
 from pdfindex.query import Node, Phrase, leaves
-from pdfindex.text.index import BREAK_IN_WORD, JOINABLE, index_word_spans
+from pdfindex.text.index import BREAK_IN_WORD, index_word_spans, is_word_char, joinable
 from pdfindex.text.words import CJK_CLASS, is_cjk, words_regex
 
 WIDTH = 240  # characters a snippet shows
@@ -39,6 +39,16 @@ class Unit(NamedTuple):
 def phrases_of(tree: Node) -> list[Phrase]:
     """The phrases a snippet should show whole: the positive ones of two words or more."""
     return [leaf for leaf in leaves(tree) if isinstance(leaf, Phrase) and len(leaf.words) > 1]
+
+
+def marked_terms(tree: Node, terms: set[str]) -> set[str]:
+    """The terms a snippet marks: for a query of phrases only, none of their words where
+    one stands alone (`"of the"` marked every "of" and "the" in view, and finding them
+    cost half its snippets); the phrases are marked where they stand."""
+    phrases = phrases_of(tree)
+    if not phrases or len(phrases) != len(leaves(tree)):
+        return terms
+    return terms - {word for phrase in phrases for word in phrase.words}
 
 
 def snippet(
@@ -81,19 +91,35 @@ def term_units(flat: str, terms: set[str], max_terms: int = 200) -> list[Unit]:
     wanted = tuple(sorted(terms, key=len, reverse=True)[:max_terms])
     if not wanted:
         return []
-    pattern = _terms_pattern(wanted)
+    pattern, ended = _terms_pattern(wanted)
     folded = flat.casefold()
     if len(folded) != len(flat):  # rare: casefolding changed lengths; search the text as is
         folded = flat.lower()
-    return [Unit(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
+    if ended is None:
+        return [Unit(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
+    # Terms of word characters only: found without the test before them (which made the
+    # search of a page 10 times slower), an occurrence that ends a longer word then left
+    # out; no other term can start inside it, as one of its letters precedes.
+    return [
+        Unit(start, m.end(), m.group())
+        for m in ended.finditer(folded)
+        if (start := m.start()) == 0 or not is_word_char(folded[start - 1])
+    ]
 
 
 @lru_cache(maxsize=64)
-def _terms_pattern(wanted: tuple[str, ...]) -> re.Pattern[str]:
+def _terms_pattern(wanted: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
     """The regex of term_units, built once for the hits of one query (200 prefix words
-    escaped and classed cost each hit ~1 ms)."""
+    escaped and classed cost each hit ~1 ms); and, when every term is a run of word
+    characters and none is CJK, the same without the test before them."""
     plain = [re.escape(w) for w in wanted if not is_cjk(w)]
-    return re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
+    pattern = re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
+    if len(plain) < len(wanted) or not all(_ONLY_WORD.fullmatch(w) for w in wanted):
+        return pattern, None
+    return pattern, re.compile(r"(?:" + "|".join(plain) + r")(?!\w)")
+
+
+_ONLY_WORD = re.compile(r"\w+")
 
 
 def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
@@ -107,23 +133,39 @@ def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
         return _scanned(text, phrases)
     folded, place = located
     found = [
-        Unit(place(m.start(1)), place(m.end(1) - 1) + 1, phrase.words)
+        Unit(place(start), place(end - 1) + 1, phrase.words)
         for phrase in adjacent
-        for m in _phrase_pattern(phrase.words).finditer(folded)
+        for start, end in _occurrences(phrase.words, folded)
     ]
     return found + _scanned(text, [phrase for phrase in phrases if phrase.slop > 1])
 
 
+def _occurrences(words: tuple[str, ...], folded: str) -> Iterator[tuple[int, int]]:
+    """Where the phrase's words stand side by side in casefolded text, as words
+    (pdfindex.text.words: a CJK character is a word wherever it stands), every
+    occurrence, overlapping ones too. The words with any non-word characters between
+    them are looked for first (a regex starting with a word's letters skips most of a
+    page in C; the whole one tests every position), then each place is checked whole."""
+    whole, bare = _phrase_pattern(words)
+    found = bare.search(folded)
+    while found is not None:
+        at = found.start()
+        match = whole.match(folded, at)
+        if match is not None:
+            yield at, match.end()
+        found = bare.search(folded, at + 1)
+
+
 @lru_cache(maxsize=64)
-def _phrase_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    """A regex finding a phrase's words side by side in casefolded text where they stand as
-    words (pdfindex.text.words: a CJK character is a word wherever it stands), every
-    occurrence, overlapping ones too (a lookahead)."""
+def _phrase_pattern(words: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The regex of a phrase's occurrence at a place (its words as words), and the same
+    without the word boundaries."""
     tokens = [
         re.escape(word) if is_cjk(word) else rf"{_NOT_AFTER}{re.escape(word)}{_NOT_BEFORE}"
         for word in words
     ]
-    return re.compile(r"(?=(" + r"\W*".join(tokens) + "))")
+    bare = r"\W*".join(re.escape(word) for word in words)
+    return re.compile(r"\W*".join(tokens)), re.compile(bare)
 
 
 _WORD_BUT_CJK = rf"[^\W{CJK_CLASS}]"
@@ -137,7 +179,7 @@ def _joined(text: str) -> tuple[str, Callable[[int], int]] | None:
     casefolded, and where a character of it stands in the flattened page; None when
     casefolding changes its length (ß): then the words are scanned one by one."""
     pieces, removed, cuts, done = [], [0], [0], 0
-    for match in JOINABLE.finditer(text):
+    for match in joinable(text):
         parts = BREAK_IN_WORD.split(match.group())
         pieces += [text[done : match.start()], *parts]
         at = match.start() - removed[-1]

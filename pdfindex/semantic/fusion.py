@@ -18,7 +18,7 @@ from pdfindex.engine import Engine, RankedPages
 from pdfindex.models import PageHit
 from pdfindex.query import Node
 from pdfindex.search.ranked import ranked_pages
-from pdfindex.search.snippets import phrases_of, snippet
+from pdfindex.search.snippets import marked_terms, phrases_of, snippet
 from pdfindex.search.understand import content_words, is_natural, is_sentence
 from pdfindex.semantic.library import Semantic
 from pdfindex.text.words import normalize_query
@@ -90,7 +90,7 @@ def hybrid_pages(
         hit = by_key.get(key) or _page_hit(engine, paths[key], key)
         hit.score = round(scores[key], 6)
         if snippets:
-            hit.snippet = snippet(hit.text, found.terms, phrases_of(tree))
+            hit.snippet = snippet(hit.text, marked_terms(tree, found.terms), phrases_of(tree))
         hits.append(hit)
     total = found.total + sum(1 for key in dense if key not in by_key)
     return RankedPages(total, hits, found.terms)

@@ -9,9 +9,11 @@ that share its first two letters) add their BM25 scores.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import itemgetter
 
 import tantivy
 from tantivy import Occur, Query
@@ -104,7 +106,7 @@ class _Compiler:
             words = self.expand(node.text, EXPANSIONS_READ)
             if len(words) <= SCORED_EXPANSIONS:  # all of them: the words are the query
                 return self.scored(field, [word for word, _ in words])
-            commonest = sorted(words, key=lambda pair: -pair[1])[:SCORED_EXPANSIONS]
+            commonest = heapq.nlargest(SCORED_EXPANSIONS, words, key=itemgetter(1))
             return self.scored(field, [word for word, _ in commonest], matching=query)
         if isinstance(node, pq.Phrase):
             return self.phrase(node, field)

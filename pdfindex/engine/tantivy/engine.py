@@ -220,8 +220,11 @@ class TantivyEngine(OneFolder):
             return not path or not path.endswith("/") or page_path.startswith(path)
 
         one_file = slug is not None or bool(path and not path.endswith("/"))
-        listed = one_file or searcher.search(query, limit=1, count=True).count <= LISTED_UP_TO
-        if not pieces and not listed:  # a large library read whole: a group of files at a time
+        # No n-gram narrows, over the library or a folder: many pages, maybe
+        grouped = not pieces and not one_file
+        if grouped:
+            grouped = searcher.search(query, limit=1, count=True).count > LISTED_UP_TO
+        if grouped:  # a large library read whole: a group of files at a time
             keys = searcher.terms_with_prefix("key", f"{FILE}:{path or ''}", limit=None)
             paths = [key.split(":", 1)[1] for key, _count in keys]
             # The pages' stored texts a scan read stay mapped into this process otherwise.
