@@ -75,7 +75,7 @@ def test_exact_equals_brute_force_on_each_candidate_path(
 ) -> None:
     engine, docs = library
     up_to, after = {"phrases first": (10**9, 10**9), "in order": (0, 10**9)}.get(mode, (0, 5))
-    monkeypatch.setattr("pdfindex.engine.tantivy.engine.PHRASES_UP_TO", up_to)
+    monkeypatch.setattr(candidates, "PHRASES_UP_TO", up_to)
     monkeypatch.setattr(candidates, "SWITCH_AFTER", after)
     monkeypatch.setattr(candidates, "FIRST_BATCH", 2)
     expected = [

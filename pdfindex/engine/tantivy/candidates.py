@@ -39,6 +39,19 @@ KEPT_REFS = 20_000  # page references an iteration keeps before letting the read
 KEPT_TEXTS = 64  # page texts kept per search, for the context of a match on its neighbours
 
 
+def few_pages(searcher: tantivy.Searcher, query: Query, pieces: list[str], whole: bool) -> bool:
+    """Whether at most PHRASES_UP_TO pages match `query`. Over the `whole` library, read
+    from the n-gram held by the fewest pages (counting the pages holding them all cost a
+    million pages 25 ms, as much as reading the first of them): more than that many reads
+    the first batch as it comes, whatever the count."""
+    if whole:
+        every_gram = {gram for piece in pieces for gram in grams(piece)}
+        fewest = min((searcher.doc_freq(GRAM_FIELD, gram) for gram in every_gram), default=0)
+        if fewest > PHRASES_UP_TO:
+            return False
+    return bool(searcher.search(query, limit=1, count=True).count <= PHRASES_UP_TO)
+
+
 def gram_clauses(schema: tantivy.Schema, pieces: list[str]) -> list[tuple[Occur, Query]]:
     """Every n-gram of every piece: a page without one of them cannot match."""
     every_gram = sorted({gram for piece in pieces for gram in grams(piece)})

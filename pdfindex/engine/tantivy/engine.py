@@ -24,10 +24,10 @@ from pdfindex.engine import OneFolder, OneFolderWriter, RankedPages, candidate_n
 from pdfindex.engine.tantivy.candidates import (
     KEPT_TEXTS,
     LISTED_UP_TO,
-    PHRASES_UP_TO,
     GroupedRefs,
     ListedRefs,
     OrderedRefs,
+    few_pages,
     gram_clauses,
     phrase_clauses,
 )
@@ -212,12 +212,15 @@ class TantivyEngine(OneFolder):
         phrases = phrase_clauses(self._schema, pieces or [])
         if phrases:
             stricter = Query.boolean_query(clauses + phrases)
-            if searcher.search(query, limit=1, count=True).count <= PHRASES_UP_TO:
+            if few_pages(searcher, query, pieces or [], whole=slug is None and not path):
                 query, stricter = stricter, None
         files = self._files.get(searcher, self._generation())
 
         def keep(page_path: str) -> bool:
             return not path or not path.endswith("/") or page_path.startswith(path)
+
+        def slug_of(page_path: str) -> str:
+            return files[path_id(page_path)][1]
 
         one_file = slug is not None or bool(path and not path.endswith("/"))
         # No n-gram narrows, over the library or a folder: many pages, maybe
@@ -225,10 +228,9 @@ class TantivyEngine(OneFolder):
         if grouped:
             grouped = searcher.search(query, limit=1, count=True).count > LISTED_UP_TO
         if grouped:  # a large library read whole: a group of files at a time
-            keys = searcher.terms_with_prefix("key", f"{FILE}:{path or ''}", limit=None)
-            paths = [key.split(":", 1)[1] for key, _count in keys]
             # The pages' stored texts a scan read stay mapped into this process otherwise.
             after = functools.partial(release_mapped, self.directory, ".store")
+            paths = self._paths(searcher, path)
             refs = GroupedRefs(searcher, self._schema, query, paths, files, after)
             return TantivyCandidates(self, searcher, refs)
         if not pieces:  # read whole (regex, page texts): all at once is cheaper
@@ -242,11 +244,14 @@ class TantivyEngine(OneFolder):
             ]
             return TantivyCandidates(self, searcher, ListedRefs(found))
 
-        def slug_of(page_path: str) -> str:
-            return files[path_id(page_path)][1]
-
         refs = OrderedRefs(searcher, query, slug_of, keep, stricter)
         return TantivyCandidates(self, searcher, refs)
+
+    def _paths(self, searcher: tantivy.Searcher, folder: str | None) -> list[str]:
+        """The paths of the files under `folder` (all: None), sorted, from the term
+        dictionary."""
+        keys = searcher.terms_with_prefix("key", f"{FILE}:{folder or ''}", limit=None)
+        return [key.split(":", 1)[1] for key, _count in keys]
 
     def page_address(self, searcher: tantivy.Searcher, slug: str, page: int) -> Any | None:
         query = Query.boolean_query(
