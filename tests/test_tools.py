@@ -103,6 +103,25 @@ def test_fuzzy_search(tools: InMemory) -> None:
     assert overview[0]["content"] == "# Meeting notes"
 
 
+def test_a_scan_of_every_page_read_a_few_candidates_at_a_time_answers_alike(
+    tools: InMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL a loop over every page of the library reads the pages' names as it
+    goes (a million of them in one query ran past the time limit): the same answers."""
+    calls = [
+        ("fuzzy_search", {"query": "attention", "file_types": ["md"]}),
+        ("fuzzy_search", {"query": "atention", "match": "fzf", "max_results": 500}),
+        ("fuzzy_search", {"query": "atten.*n", "max_results": 500}),
+    ]
+    whole = [data(result) for result in tools.calls(*calls)]
+    monkeypatch.setattr("pdfindex.engine.postgres.engine.FIRST_CANDIDATES", 2)
+    monkeypatch.setattr("pdfindex.engine.postgres.engine.MORE_CANDIDATES", 3)
+    monkeypatch.setattr("pdfindex.engine.postgres.candidates.MORE_CANDIDATES", 3)
+    assert [data(result) for result in tools.calls(*calls)] == whole
+    assert {m["file"] for m in whole[0]["matches"]} == {"notes.md"}
+    assert whole[1]["total_matches"] > 3
+
+
 def test_fuzzy_total_is_true_when_cut(tools: InMemory) -> None:
     cut = data(tools.call("fuzzy_search", query="marker", max_results=5))
     assert len(cut["matches"]) == 5

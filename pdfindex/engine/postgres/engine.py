@@ -18,7 +18,11 @@ from pdfindex import query as pq
 from pdfindex.config.masking import without_password
 from pdfindex.engine import RankedPages, candidate_nodes
 from pdfindex.engine.postgres import stats
-from pdfindex.engine.postgres.candidates import FIRST_CANDIDATES, PostgresCandidates
+from pdfindex.engine.postgres.candidates import (
+    FIRST_CANDIDATES,
+    MORE_CANDIDATES,
+    PostgresCandidates,
+)
 from pdfindex.engine.postgres.compiler import EVERYTHING, NOTHING, Compiler
 from pdfindex.engine.postgres.connection import REFUSALS, connect, refused, unreadable
 from pdfindex.engine.postgres.grams import GRAM_TABLE, query_grams
@@ -328,17 +332,18 @@ class PostgresEngine:
             params.append(path)
         where = " AND ".join(conditions) or "true"
         select = f"SELECT path, slug, page FROM {table} WHERE {where}"
-        if table != GRAM_TABLE:
+        if table != GRAM_TABLE and (slug is not None or nodes):
             rows = self._rows(f"{select} ORDER BY path, page", params)
             return PostgresCandidates(self.texts, [PageRef(*row) for row in rows])
         # Exact search stops at its limit, mostly within the first candidates: the rest
-        # are read if it gets that far (`Note that`, 5,880 candidates: 50 -> 27 ms).
+        # are read if it gets that far (`Note that`, 5,880 candidates: 50 -> 27 ms); and
+        # a reader of every page of the library (or a folder) reads them as it goes.
         rows = self._rows(f"{select} ORDER BY path, page LIMIT %s", [*params, FIRST_CANDIDATES])
 
         def rest(after: PageRef) -> list[PageRef]:
             later = self._rows(
-                f"{select} AND (path, page) > (%s, %s) ORDER BY path, page",
-                [*params, after.path, after.page],
+                f"{select} AND (path, page) > (%s, %s) ORDER BY path, page LIMIT %s",
+                [*params, after.path, after.page, MORE_CANDIDATES],
             )
             return [PageRef(*row) for row in later]
 
