@@ -33,8 +33,9 @@ SWITCH_AFTER = FIRST_BATCH
 # fuzzy_search over the library) gets them listed at once; past it, a group of files at a
 # time (GroupedRefs): a million pages listed took 370 MB of the serving process before
 # one was read, and batches ordered by the text field 0.9 s each. At 47,970 pages the
-# groups read them all faster too (fuzzy_search 4.3 -> 3.1-3.6 s of CPU), and let go of
-# the stored texts they mapped (serve after one call of each tool: 185 -> 131 MB).
+# groups read them all about as fast (fuzzy_search 3.1-3.6 s of CPU, listed 3.0-4.4, on a
+# busy machine), and let go of the stored texts they mapped (serve after one call of each
+# tool: 185 -> 131 MB).
 LISTED_UP_TO = 20_000
 FILES_PER_GROUP = 64
 KEPT_REFS = 20_000  # page references an iteration keeps before letting the read ones go
