@@ -61,7 +61,9 @@ QUERIES = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["phrases first", "in order", "switch part-way"])
+@pytest.mark.parametrize(
+    "mode", ["phrases first", "in order", "switch part-way", "many by their rarest n-gram"]
+)
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -75,6 +77,9 @@ def test_exact_equals_brute_force_on_each_candidate_path(
 ) -> None:
     engine, docs = library
     up_to, after = {"phrases first": (10**9, 10**9), "in order": (0, 10**9)}.get(mode, (0, 5))
+    if mode == "many by their rarest n-gram":  # not counted: taken as many, switching
+        up_to, after = 10**9, 5
+        monkeypatch.setattr(candidates, "COUNTED_UP_TO", 0)
     monkeypatch.setattr(candidates, "PHRASES_UP_TO", up_to)
     monkeypatch.setattr(candidates, "SWITCH_AFTER", after)
     monkeypatch.setattr(candidates, "FIRST_BATCH", 2)

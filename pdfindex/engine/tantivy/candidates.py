@@ -28,6 +28,7 @@ LARGEST_BATCH = 8192
 # and `page margins` read 464 pages holding its trigrams apart in three batches (107 ms;
 # now 47 ms). At 47,970 pages neither way is faster.
 PHRASES_UP_TO = 2000
+COUNTED_UP_TO = 50_000  # pages holding a string's rarest n-gram, past which none are counted
 SWITCH_AFTER = FIRST_BATCH
 # Up to this many pages, a reader of every page a query matches (a regex over a folder,
 # fuzzy_search over the library) gets them listed at once; past it, a group of files at a
@@ -43,14 +44,15 @@ KEPT_TEXTS = 64  # page texts kept per search, for the context of a match on its
 
 
 def few_pages(searcher: tantivy.Searcher, query: Query, pieces: list[str], whole: bool) -> bool:
-    """Whether at most PHRASES_UP_TO pages match `query`. Over the `whole` library, read
-    from the n-gram held by the fewest pages (counting the pages holding them all cost a
-    million pages 25 ms, as much as reading the first of them): more than that many reads
-    the first batch as it comes, whatever the count."""
+    """Whether at most PHRASES_UP_TO pages match `query`. Over the `whole` library, when
+    even the n-gram held by the fewest pages is on more than COUNTED_UP_TO, not counted
+    but taken as many (counting the pages holding them all cost a million pages 25 ms, as
+    much as reading the first of them); at 47,970 pages a count costs little, and says
+    that `page margins`' 464 are few."""
     if whole:
         every_gram = {gram for piece in pieces for gram in grams(piece)}
         fewest = min((searcher.doc_freq(GRAM_FIELD, gram) for gram in every_gram), default=0)
-        if fewest > PHRASES_UP_TO:
+        if fewest > COUNTED_UP_TO:
             return False
     return bool(searcher.search(query, limit=1, count=True).count <= PHRASES_UP_TO)
 
