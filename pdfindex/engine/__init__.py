@@ -71,6 +71,11 @@ class PageCandidates(Protocol):
         """Any page of a document (the neighbours of a match, for its context)."""
         ...
 
+    def finished(self) -> None:
+        """The reader is done: what reading the pages held (their texts, the index's
+        stored texts mapped into the process) can go."""
+        ...
+
 
 class EngineWriter(Protocol):
     """Changes that land together in one commit (or not at all)."""

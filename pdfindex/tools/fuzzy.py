@@ -270,6 +270,7 @@ def _search(
                 index_ + 1,
             )
             best.add(key, found_line)
+    found.finished()
     return best.ranked(), best.total, scan
 
 
@@ -285,4 +286,5 @@ def _overview(index: PdfIndex, scope: str | None, types: set[str] | None) -> lis
         ]
         for number, line in lines[:OVERVIEW_LINES]:
             matches.append(_Match(0, 0, ref.path, 1, number, line))
+    found.finished()
     return matches

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 SCORE_MATCH = 16
 GAP_START = -3
@@ -485,9 +485,9 @@ def sortable(sets: list[list[Term]]) -> bool:
     return any(not term.inverse for terms in sets for term in terms)
 
 
-def rank_key(score: int, line: str, order: int) -> tuple[int, int, int]:
+def rank_key(score: int, line: str, order: Any) -> tuple[int, int, Any]:
     """byScore, byLength (the line's length without surrounding white space; fzf counts
-    both as uint16), then the input order."""
+    both as uint16), then the input order (anything that sorts as the input came)."""
     return (-min(max(score, 0), 0xFFFF), min(len(line.strip()), 0xFFFF), order)
 
 

@@ -18,13 +18,14 @@ import heapq
 import itertools
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
 from pdfindex.errors import InvalidQuery
+from pdfindex.models import PageRef
 from pdfindex.search.regexwords import required_pieces, required_words
 from pdfindex.tools import fzf
 from pdfindex.tools.grep import TIME_LIMIT, compile_pattern, page_filter
@@ -131,22 +132,14 @@ def fzf_lines(
     if not sets:
         raise InvalidQuery("query has nothing to match")
     needs = [re.compile(p) for p in fzf.narrowing(sets)]
-    found = index.engine.candidates(path=scope)
     numbering = Numbering(index)
     best: Best[tuple[int, Line]] = Best(keep)
     sortable = fzf.sortable(sets)
     capped = fzf.score_bound(sets)
     scan = Scan()
-    order = 0
-    for ref in found.refs:
-        if not wanted(ref.path):
-            continue
-        if not scan.next_page():
-            break
-        text = found.text(ref)
+    for ref, text in _pages(index, scope, wanted, scan):
         folded = text.lower()
         if any(not need.search(folded) for need in needs):
-            order += text.count("\n") + 1
             continue
         lines = text.splitlines()
         hopeful: set[int] | None = None
@@ -157,7 +150,7 @@ def fzf_lines(
                 break
         first = numbering.first_line(ref.path, ref.page)
         for number in sorted(hopeful) if hopeful is not None else range(len(lines)):
-            content, at = lines[number], order + number
+            content, at = lines[number], (ref.path, ref.page, number)  # library order
             if capped is not None and content.isascii():
                 # Most lines cannot rank among the kept: their bound says so without
                 # scoring them (fzf's matrix, in Python, is most of a scan's time).
@@ -174,13 +167,28 @@ def fzf_lines(
                 score = fzf.score_line(content, sets)
                 if score is None:
                     continue
-                key = fzf.rank_key(score, content, at) if sortable else (at,)
+                key = fzf.rank_key(score, content, at) if sortable else at
                 if not best.admits(key):
                     continue
             line = Line(ref.path, ref.page, first + number + 1, number + 1, content, lines)
             best.add(key, (score, line))
-        order += len(lines)
     return best.ranked(), best.total, scan
+
+
+def _pages(
+    index: PdfIndex, scope: str | None, wanted: Callable[[str], bool], scan: Scan
+) -> Iterator[tuple[PageRef, str]]:
+    """Every page under `scope` in order, with its text, while `scan` goes on."""
+    found = index.engine.candidates(path=scope)
+    try:
+        for ref in found.refs:
+            if not wanted(ref.path):
+                continue
+            if not scan.next_page():
+                return
+            yield ref, found.text(ref)
+    finally:
+        found.finished()
 
 
 def _hit_lines(need: re.Pattern[str], folded: str) -> set[int]:
@@ -254,4 +262,5 @@ def regex_lines(
                     kept.append(
                         Line(ref.path, ref.page, first + number + 1, number + 1, line, lines)
                     )
+    found.finished()
     return kept, total, scan

@@ -71,6 +71,9 @@ class PostgresCandidates:
             self._texts[key] = self._read([key]).get(key)
         return self._texts[key]
 
+    def finished(self) -> None:
+        self._texts.clear()
+
 
 class GrowingRefs(list[PageRef]):
     """Candidates in order, the first of them listed: a loop over them reads the next

@@ -530,6 +530,12 @@ class TantivyCandidates:
             self._texts.move_to_end(key)
         return self._texts[key]
 
+    def finished(self) -> None:
+        # Pages read across a large library map a block of the stored texts each (11,000
+        # pages holding `hyphenation` among a million: 160 MB of a serving process).
+        self._texts.clear()
+        release_mapped(self._engine.directory, ".store")
+
 
 class TantivyWriter(OneFolderWriter):
     """Adds, replaces and removes a file's parts; `changed` tells the engine to commit."""

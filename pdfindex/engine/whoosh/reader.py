@@ -53,3 +53,6 @@ class WhooshCandidates:
         if docnum not in self._texts:
             self._texts[docnum] = self._searcher.stored_fields(docnum)["text"]
         return self._texts[docnum]
+
+    def finished(self) -> None:
+        self._texts.clear()
