@@ -116,10 +116,13 @@ def _terms_pattern(wanted: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern
     pattern = re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
     if len(plain) < len(wanted) or not all(_ONLY_WORD.fullmatch(w) for w in wanted):
         return pattern, None
+    if any(len(w) <= SHORT_TERM for w in wanted):  # `in`, `i`: the ends of many words
+        return pattern, None
     return pattern, re.compile(r"(?:" + "|".join(plain) + r")(?!\w)")
 
 
 _ONLY_WORD = re.compile(r"\w+")
+SHORT_TERM = 2  # terms this short end so many longer words that the test before is cheaper
 
 
 def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
