@@ -49,6 +49,9 @@ ANALYZE_PAGES = 1000  # pages added by one commit past which it is followed by A
 log = logging.getLogger(__name__)
 
 
+RECORDS_AT_ONCE = 2000  # catalog records a loop over all of them reads in one query
+
+
 class PostgresEngine:
     """The index in the database at `url`; reads go to `read_url` (a streaming replica
     of it) when set, and see the last commit it has replayed; writes go to `url`."""
@@ -252,7 +255,21 @@ class PostgresEngine:
         return {r["path"]: FileRecord(**r) for (r,) in rows}
 
     def records(self) -> Iterator[FileRecord]:
-        yield from self.catalog().values()
+        """Every record in path order, RECORDS_AT_ONCE at a time: the whole catalog
+        fetched and decoded at once took a serving process 95 MB at a million pages."""
+        after: str | None = None
+        while True:
+            rows = self._rows(
+                "SELECT path, record FROM pdfindex_files"
+                + (" WHERE path > %s" if after is not None else "")
+                + " ORDER BY path LIMIT %s",
+                ([after] if after is not None else []) + [RECORDS_AT_ONCE],
+            )
+            for _path, record in rows:
+                yield FileRecord(**record)
+            if len(rows) < RECORDS_AT_ONCE:
+                return
+            after = rows[-1][0]
 
     def record(self, path: str) -> FileRecord | None:
         rows = self._rows("SELECT record FROM pdfindex_files WHERE path = %s", (path,))
