@@ -233,7 +233,8 @@ def test_a_library_too_large_to_list_is_read_in_batches_with_the_same_answers(
     assert batched == listed
     found = library.engine.candidates()
     assert [found.text(ref) for ref in found.refs]
-    # the pages' stored texts a scan mapped are let go of at its end
+    assert _mapped_kb(library.settings.index_dir, ".store") > 0
+    found.finished()  # the pages' stored texts a scan mapped are let go of
     assert _mapped_kb(library.settings.index_dir, ".store") == 0
     everything = [(ref.path, ref.page) for ref in refs]
     assert everything == sorted(everything)

@@ -183,10 +183,7 @@ class GroupedRefs:
         query: Query,
         paths: list[str],
         files: dict[int, tuple[str, str]],
-        after: Callable[[], None],
     ) -> None:
-        """`after` runs when an iteration ends or stops."""
-        self._after = after
         self._searcher = searcher
         self._schema = schema
         self._query = query
@@ -195,12 +192,6 @@ class GroupedRefs:
         self.addresses: dict[tuple[str, int], Any] = {}  # the group being read
 
     def __iter__(self) -> Iterator[PageRef]:
-        try:
-            yield from self._groups()
-        finally:
-            self._after()
-
-    def _groups(self) -> Iterator[PageRef]:
         for start in range(0, len(self._paths), FILES_PER_GROUP):
             group = self._paths[start : start + FILES_PER_GROUP]
             query = Query.boolean_query(

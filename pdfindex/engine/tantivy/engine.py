@@ -4,7 +4,6 @@ atomic commits (pdfindex.engine.Engine)."""
 from __future__ import annotations
 
 import errno
-import functools
 import json
 import os
 import shutil
@@ -228,10 +227,8 @@ class TantivyEngine(OneFolder):
         if grouped:
             grouped = searcher.search(query, limit=1, count=True).count > LISTED_UP_TO
         if grouped:  # a large library read whole: a group of files at a time
-            # The pages' stored texts a scan read stay mapped into this process otherwise.
-            after = functools.partial(release_mapped, self.directory, ".store")
             paths = self._paths(searcher, path)
-            refs = GroupedRefs(searcher, self._schema, query, paths, files, after)
+            refs = GroupedRefs(searcher, self._schema, query, paths, files)
             return TantivyCandidates(self, searcher, refs)
         if not pieces:  # read whole (regex, page texts): all at once is cheaper
             addresses = self._all(searcher, query)
