@@ -231,12 +231,7 @@ def _search(
     best: linesearch.Best[_Match] = linesearch.Best(keep)
     numbering = linesearch.Numbering(index)
     scan = linesearch.Scan()
-    for ref in found.refs:
-        if not _wanted(ref.path, types):
-            continue
-        if not scan.next_page():
-            break
-        text = found.text(ref)
+    for ref, text in linesearch.pages(found, lambda path: _wanted(path, types), scan):
         folded = text.casefold()
         breaks = [m.start() for m in _NEWLINE.finditer(folded)]
         per_line: dict[int, tuple[set[int], set[int]]] = {}
@@ -270,7 +265,6 @@ def _search(
                 index_ + 1,
             )
             best.add(key, found_line)
-    found.finished()
     return best.ranked(), best.total, scan
 
 

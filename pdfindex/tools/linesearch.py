@@ -24,6 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from pdfindex import deadline
 from pdfindex.api import PdfIndex
+from pdfindex.engine import PageCandidates
 from pdfindex.errors import InvalidQuery
 from pdfindex.models import PageRef
 from pdfindex.search.regexwords import required_pieces, required_words
@@ -137,7 +138,7 @@ def fzf_lines(
     sortable = fzf.sortable(sets)
     capped = fzf.score_bound(sets)
     scan = Scan()
-    for ref, text in _pages(index, scope, wanted, scan):
+    for ref, text in pages(index.engine.candidates(path=scope), wanted, scan):
         folded = text.lower()
         if any(not need.search(folded) for need in needs):
             continue
@@ -175,11 +176,11 @@ def fzf_lines(
     return best.ranked(), best.total, scan
 
 
-def _pages(
-    index: PdfIndex, scope: str | None, wanted: Callable[[str], bool], scan: Scan
+def pages(
+    found: PageCandidates, wanted: Callable[[str], bool], scan: Scan
 ) -> Iterator[tuple[PageRef, str]]:
-    """Every page under `scope` in order, with its text, while `scan` goes on."""
-    found = index.engine.candidates(path=scope)
+    """The candidates of a wanted path in order, with their texts, while `scan` goes on;
+    then what reading them held is let go of."""
     try:
         for ref in found.refs:
             if not wanted(ref.path):
@@ -245,12 +246,7 @@ def regex_lines(
     kept: list[Line] = []
     total = 0
     scan = Scan()
-    for ref in found.refs:
-        if not wanted(ref.path):
-            continue
-        if not scan.next_page():
-            break
-        text = found.text(ref)
+    for ref, text in pages(found, wanted, scan):
         if whole_page is not None and not matches(whole_page, text):
             continue
         lines = text.splitlines()
@@ -262,5 +258,4 @@ def regex_lines(
                     kept.append(
                         Line(ref.path, ref.page, first + number + 1, number + 1, line, lines)
                     )
-    found.finished()
     return kept, total, scan

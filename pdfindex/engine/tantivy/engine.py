@@ -147,14 +147,12 @@ class TantivyEngine(OneFolder):
     def _read_catalog(self, searcher: tantivy.Searcher) -> dict[str, FileRecord]:
         # One record decoded at a time: the decoded JSON of every record at once, beside
         # the records, doubled a million-page serve's start-up peak (182 MB at 40,000).
-        catalog = {}
-        for address in self._all(searcher, self._term("kind", FILE)):
-            record = FileRecord(**json.loads(searcher.doc(address).get_first("record")))
-            catalog[record.path] = record
-        return catalog
+        return {record.path: record for record in self._records(searcher)}
 
     def records(self) -> Iterator[FileRecord]:
-        searcher = self._searcher()
+        return self._records(self._searcher())
+
+    def _records(self, searcher: tantivy.Searcher) -> Iterator[FileRecord]:
         for address in self._all(searcher, self._term("kind", FILE)):
             yield FileRecord(**json.loads(searcher.doc(address).get_first("record")))
 
