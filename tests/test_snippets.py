@@ -19,6 +19,7 @@ from pdfindex.search.snippets import (
     LEAD,
     WIDTH,
     Unit,
+    _casefolded,
     _scanned,
     _terms_pattern,
     best_window,
@@ -184,6 +185,8 @@ def test_phrase_units_equal_a_scan_of_the_page_s_words(
     at = data.draw(st.integers(0, len(found) - length))
     phrase = [Phrase(tuple(found[at : at + length]))]
     found_units, scanned = sorted(phrase_units(page, phrase)), sorted(_scanned(page, phrase))
+    cased = _casefolded(" ".join(page.split()))  # as snippet() hands it over
+    assert sorted(phrase_units(page, phrase, cased)) == found_units
     assert len(found_units) == len(scanned)
     for unit, whole in zip(found_units, scanned, strict=True):
         assert unit.key == whole.key
@@ -212,7 +215,7 @@ def test_term_units_equal_the_regex_with_word_boundaries(
     longer word then left out (issue 30): the same units as the one regex with them."""
     flat = " ".join("".join(word + gap for word, gap in pieces).split())
     wanted = tuple(sorted(terms, key=len, reverse=True))
-    pattern, _bare = _terms_pattern(wanted)
+    pattern, _bare, _whole = _terms_pattern(wanted)
     folded = flat.casefold() if len(flat.casefold()) == len(flat) else flat.lower()
     expected = [(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
     assert [tuple(unit) for unit in term_units(flat, terms)] == expected
@@ -238,11 +241,13 @@ def _score(units: list[Unit], start: int, reach: int) -> tuple[int, int]:
 
 def test_best_window_is_what_brute_force_over_every_window_finds() -> None:
     """The sweep picks the first window with the most distinct keys, then the most
-    units; with phrases, among the windows starting at a phrase."""
+    units; with phrases, among the windows starting at a phrase. One key alone (a word's
+    or a phrase's units, counted by bisection) too."""
     rng = random.Random(13)
-    for _ in range(600):
+    for round in range(1200):
+        keys = "abcdeP" if round % 2 else rng.choice(["a", "P"])
         units = sorted(
-            Unit(s, s + rng.randint(1, 12), rng.choice("abcdeP"))
+            Unit(s, s + (rng.randint(1, 12) if keys == "abcdeP" else 3), rng.choice(keys))
             for s in rng.sample(range(400), rng.randint(1, 40))
         )
         units = [u._replace(key=("p", "q")) if u.key == "P" else u for u in units]

@@ -62,10 +62,14 @@ def snippet(
     best window of matches (module docstring), each term and phrase occurrence in it
     marked **like this**; `…` says the page goes on."""
     flat = " ".join(text.split())
-    units = term_units(flat, terms, max_terms) + phrase_units(text, phrases)
+    cased = _casefolded(flat)
+    placed = phrase_units(text, phrases, cased)
+    folded = flat.lower() if cased is None else cased
+    units = term_units(flat, terms, max_terms, folded) + placed  # the terms' in order
     if not units:
         return flat[:width] + ("…" if len(flat) > width else "")
-    units.sort(key=lambda u: (u.start, u.end))
+    if placed:
+        units.sort(key=lambda u: (u.start, u.end))
     reach = max(width - LEAD, *(u.end - u.start for u in units))
     anchor = units[best_window(units, reach)].start
     start = max(0, min(anchor - LEAD, len(flat) - width))
@@ -85,18 +89,23 @@ def snippet(
     return ("…" if start else "") + "".join(out) + ("…" if end < len(flat) else "")
 
 
-def term_units(flat: str, terms: set[str], max_terms: int = 200) -> list[Unit]:
+def term_units(
+    flat: str, terms: set[str], max_terms: int = 200, folded: str | None = None
+) -> list[Unit]:
     """Every whole-word occurrence of the terms (casefolded as the index sees them; a CJK
-    term anywhere), in order; the `max_terms` longest terms only (a prefix's expansions)."""
+    term anywhere), in order; the `max_terms` longest terms only (a prefix's expansions).
+    `folded`: the text casefolded, or lowered where that changes its length (rare: ß), so
+    that places in it are places in `flat`."""
     wanted = tuple(sorted(terms, key=len, reverse=True)[:max_terms])
     if not wanted:
         return []
-    pattern, ended = _terms_pattern(wanted)
-    folded = flat.casefold()
-    if len(folded) != len(flat):  # rare: casefolding changed lengths; search the text as is
-        folded = flat.lower()
-    if ended is None:
-        return [Unit(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
+    pattern, ended, whole = _terms_pattern(wanted)
+    if folded is None:
+        cased = _casefolded(flat)
+        folded = flat.lower() if cased is None else cased
+    if ended is None or whole:
+        found = (ended or pattern).finditer(folded)
+        return [Unit(m.start(), m.end(), m.group()) for m in found]
     # Terms of word characters only: found without the test before them (which made the
     # search of a page 10 times slower), an occurrence that ends a longer word then left
     # out; no other term can start inside it, as one of its letters precedes.
@@ -107,31 +116,61 @@ def term_units(flat: str, terms: set[str], max_terms: int = 200) -> list[Unit]:
     ]
 
 
+def _casefolded(flat: str) -> str | None:
+    """The text casefolded as the index folds words; None where that changes its length
+    (rare: ß). An ASCII page is lowered: the same, in a quarter less time."""
+    if flat.isascii():
+        return flat.lower()
+    folded = flat.casefold()
+    return folded if len(folded) == len(flat) else None
+
+
 @lru_cache(maxsize=64)
-def _terms_pattern(wanted: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+def _terms_pattern(
+    wanted: tuple[str, ...],
+) -> tuple[re.Pattern[str], re.Pattern[str] | None, bool]:
     """The regex of term_units, built once for the hits of one query (200 prefix words
     escaped and classed cost each hit ~1 ms); and, when every term is a run of word
-    characters and none is CJK, the same without the test before them."""
+    characters and none is CJK, the same without the test before them. When they are
+    also of one length, that test comes after them instead, a lookbehind of fixed width
+    (a regex starting with letters skips through a page in C), and the third value says
+    the second regex finds whole words only."""
     plain = [re.escape(w) for w in wanted if not is_cjk(w)]
     pattern = re.compile(words_regex(plain, [re.escape(w) for w in wanted if is_cjk(w)]))
     if len(plain) < len(wanted) or not all(_ONLY_WORD.fullmatch(w) for w in wanted):
-        return pattern, None
+        return pattern, None, False
+    alternatives = "|".join(plain)
+    if len({len(w) for w in wanted}) == 1:
+        width = len(wanted[0])
+        return pattern, re.compile(rf"(?:{alternatives})(?!\w)(?<!\w.{{{width}}})", re.S), True
     if any(len(w) <= SHORT_TERM for w in wanted):  # `in`, `i`: the ends of many words
-        return pattern, None
-    return pattern, re.compile(r"(?:" + "|".join(plain) + r")(?!\w)")
+        return pattern, None, False
+    return pattern, re.compile(r"(?:" + alternatives + r")(?!\w)"), False
 
 
 _ONLY_WORD = re.compile(r"\w+")
 SHORT_TERM = 2  # terms this short end so many longer words that the test before is cheaper
 
 
-def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
+def phrase_units(text: str, phrases: Sequence[Phrase], cased_flat: str | None = None) -> list[Unit]:
     """Every occurrence of each phrase in the page's words as phrase search sees them
     (a word hyphenated at a line end whole), placed in the text with its whitespace runs
     flattened: its words side by side (slop 1), or in order with at most `slop - 1`
-    other words between them, the shortest from each first word."""
+    other words between them, the shortest from each first word. `cased_flat`: that
+    flattened text casefolded (_casefolded), where side-by-side words are looked for
+    directly when no word is hyphenated at a line end (most pages), a third of the time
+    of placing what is found in the page."""
     adjacent = [phrase for phrase in phrases if phrase.slop <= 1]
-    located = _joined(text) if adjacent else None
+    if not adjacent:
+        return _scanned(text, phrases)
+    sloppy = _scanned(text, [phrase for phrase in phrases if phrase.slop > 1])
+    if cased_flat is not None and next(joinable(text), None) is None:
+        return [
+            Unit(start, end, phrase.words)
+            for phrase in adjacent
+            for start, end in _occurrences(phrase.words, cased_flat)
+        ] + sloppy
+    located = _joined(text)
     if located is None:
         return _scanned(text, phrases)
     folded, place = located
@@ -140,7 +179,7 @@ def phrase_units(text: str, phrases: Sequence[Phrase]) -> list[Unit]:
         for phrase in adjacent
         for start, end in _occurrences(phrase.words, folded)
     ]
-    return found + _scanned(text, [phrase for phrase in phrases if phrase.slop > 1])
+    return found + sloppy
 
 
 def _occurrences(words: tuple[str, ...], folded: str) -> Iterator[tuple[int, int]]:
@@ -263,10 +302,13 @@ def best_window(units: Sequence[Unit], reach: int) -> int:
     starts = [u.start for u in units]
     ends = [u.end for u in units]
     names = [u.key for u in units]
+    ordered = all(ends[j] <= ends[j + 1] for j in range(len(ends) - 1))  # no phrase spans
+    if ordered and len(set(names)) == 1:  # one key: the first window of the most units
+        held_at = [bisect_right(ends, start + reach) - i for i, start in enumerate(starts)]
+        return held_at.index(max(held_at))
     anchors = [isinstance(key, tuple) for key in names]  # phrase occurrences
     if not any(anchors):
         anchors = [True] * len(units)
-    ordered = all(ends[j] <= ends[j + 1] for j in range(len(ends) - 1))  # no phrase spans
     by_end = range(len(units)) if ordered else sorted(range(len(units)), key=ends.__getitem__)
     inside = [False] * len(units)
     counts: dict[Hashable, int] = {}
