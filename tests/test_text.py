@@ -333,3 +333,35 @@ def test_joinable_finds_what_the_joinable_regex_finds(pieces: list[str]) -> None
     text = "".join(pieces)
     expected = [(m.start(), m.end()) for m in JOINABLE.finditer(text)]
     assert [(m.start(), m.end()) for m in joinable(text)] == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_pages_split_into_the_words_of_the_general_split(text: str) -> None:
+    """ASCII text is split by \\w runs over the text lowered at once (issue 30): the same
+    words, places and sets as the split that keeps CJK characters apart."""
+    from pdfindex.text import words as w
+
+    general = [(m.group().casefold(), m.start(), m.end()) for m in w._WORD.finditer(text)]
+    assert w.word_spans(text) == general
+    assert w.words(text) == [word for word, _, _ in general]
+    assert w.word_set([text, text.upper()]) == {word for word, _, _ in general}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["load", "loading", "reload", "famili", "x_load", "é", " ", "-"])),
+    st.sets(st.sampled_from(["load", "famili", "reload", "é"]), min_size=1),
+)
+def test_stem_candidates_are_the_words_a_word_boundary_regex_finds(
+    pieces: list[str], stems: set[str]
+) -> None:
+    """Words starting as a stem does, found without a leading \\b (issue 30)."""
+    import re
+
+    from pdfindex.text.words import stem_candidates
+
+    text = "".join(pieces)
+    starts = sorted({stem[:-1] or stem for stem in stems}, key=len, reverse=True)
+    bounded = re.compile(r"\b(?:" + "|".join(map(re.escape, starts)) + r")\w*")
+    assert stem_candidates([text], stems) == sorted(set(bounded.findall(text.casefold())))

@@ -40,15 +40,24 @@ RUST_WORD_PATTERN = "[^\\W{}]+|\\w".format(
 )
 
 
+# On ASCII text (str.isascii() is free) the same split as _WORD, a third faster, over the
+# text lowered at once (for ASCII, casefolding): most pages of most libraries.
+_ASCII_WORD = re.compile(r"\w+")
+
+
 def words(text: str) -> list[str]:
     """Casefolded \\w runs (a CJK character on its own): the words of a text as the index
     sees them."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
     return [w.casefold() for w in _WORD.findall(text)]
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
     """words() with where each stands in `text`: (word, start, end), for finding a
     phrase in page text as phrase search does."""
+    if text.isascii():
+        return [(m.group(), m.start(), m.end()) for m in _ASCII_WORD.finditer(text.lower())]
     return [(m.group().casefold(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
@@ -101,7 +110,13 @@ def cjk_runs(text: str) -> list[list[str]]:
 def word_set(texts: list[str]) -> set[str]:
     """The distinct words of `texts` as words() gives them: each casefolded once, not
     once per occurrence (a page holds each word about three times)."""
-    return {w.casefold() for text in texts for w in set(_WORD.findall(text))}
+    found: set[str] = set()
+    for text in texts:
+        if text.isascii():
+            found.update(_ASCII_WORD.findall(text.lower()))
+        else:
+            found.update(w.casefold() for w in set(_WORD.findall(text)))
+    return found
 
 
 def stem_candidates(texts: list[str], stems: set[str]) -> list[str]:
@@ -111,8 +126,18 @@ def stem_candidates(texts: list[str], stems: set[str]) -> list[str]:
     starts = sorted({stem[:-1] or stem for stem in stems}, key=len, reverse=True)
     if not starts:
         return []
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, starts)) + r")\w*")
-    return sorted({w for text in texts for w in pattern.findall(text.casefold())})
+    # No \\b before: a regex starting with letters skips through a page in C, one starting
+    # with a test tries every position (twice the time); a word's start is checked after.
+    pattern = re.compile(r"(?:" + "|".join(map(re.escape, starts)) + r")\w*")
+    found = set()
+    for text in texts:
+        folded = text.casefold()
+        found.update(
+            m.group()
+            for m in pattern.finditer(folded)
+            if (at := m.start()) == 0 or not folded[at - 1].isalnum() and folded[at - 1] != "_"
+        )
+    return sorted(found)
 
 
 def normalize_query(query: str) -> str:

@@ -76,6 +76,7 @@ class TantivyEngine(OneFolder):
         # Why a damaged index was started empty (None: it was not); PdfIndex rebuilds it.
         self._index, self._schema, self.recovered = open_or_create(folder)
         self._commits = 0  # by this process: tells its own commits apart within a tick
+        self._reloaded_at = -1  # the generation the reader last reloaded at
         self._files = GenerationCache(self._read_files)
         self._catalog = CatalogCache(self._read_catalog)
         # (generation, prefix, most) -> the words a prefix expands to, for ranking
@@ -89,7 +90,12 @@ class TantivyEngine(OneFolder):
     # -- reading ---------------------------------------------------------------------
 
     def _searcher(self) -> tantivy.Searcher:
-        self._index.reload()
+        """A searcher of the last commit: the reader reloads only when the generation
+        moved (a reload that finds nothing new cost every search 0.17 ms at 47,970 pages)."""
+        generation = self._generation()
+        if generation < 0 or generation != self._reloaded_at:
+            self._index.reload()
+            self._reloaded_at = generation
         return self._index.searcher()
 
     def _generation(self) -> int:
