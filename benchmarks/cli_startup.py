@@ -3,7 +3,7 @@
 time goes.
 
 python -m benchmarks.cli_startup ROOT [--runs 15] [--query WORDS ...] [--files-dir DIR]
-    [--tree LABEL=SOURCE_DIR ...] [--out FILE.md]
+    [--tree LABEL=SOURCE_DIR ...] [--resident] [--out FILE.md]
 
 Runs the installed `pdfindex` console script (the one beside `sys.executable`; `-m
 pdfindex` when there is none), with PYTHONPATH choosing which source tree it runs: the
@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 DEFAULT_QUERIES = ["hyphenation", "page margins", '"font size"']
+OPT_OUT = "PDFINDEX_RESIDENT"  # pdfindex.quick.OPT_OUT
 BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -78,6 +79,14 @@ def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     if done.returncode not in (0, 1):  # 1: nothing found, still a whole search
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode(errors='replace')}")
     return wall, cpu
+
+
+def check_resident(argv: list[str], env: dict[str, str]) -> None:
+    """Stop unless a resident process answers this search (pdfindex.quick)."""
+    asks = f"from pdfindex.quick import handed_over; print(handed_over({argv[1:]!r}))"
+    done = subprocess.run([sys.executable, "-c", asks], capture_output=True, text=True, env=env)
+    if done.stdout.strip().splitlines()[-1:] in ([], ["None"]):
+        raise SystemExit(f"no resident process answers {argv[1:]}: start `pdfindex watch` first")
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -175,6 +184,13 @@ def main() -> None:
     parser.add_argument(
         "--tree", action="append", default=[], help="LABEL=DIR: a source tree (repeatable)"
     )
+    parser.add_argument(
+        "--resident",
+        action="store_true",
+        help="compare each search answered by a running `pdfindex watch` of the root (start "
+        "one first, with the same flags) with the same search in its own process "
+        "(PDFINDEX_RESIDENT=0)",
+    )
     parser.add_argument("--top", type=int, default=20, help="modules in each import table")
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     args = parser.parse_args()
@@ -183,6 +199,9 @@ def main() -> None:
     table = commands(args.root.resolve(), queries, extra)
     pairs = [tree.split("=", 1) for tree in args.tree]
     trees = {label: tree_env(source) for label, source in pairs} or {"": tree_env(None)}
+    if args.resident:
+        check_resident(table[f"pdfindex search {queries[0]}"], tree_env(None))
+        trees = {"resident": tree_env(None), "own process": {**tree_env(None), OPT_OUT: "0"}}
     times = time_commands(table, trees, args.runs)
     first = table[f"pdfindex search {queries[0]}"]
     imports = {tree: import_costs(first, env) for tree, env in trees.items()}

@@ -1,6 +1,7 @@
-"""`python -m pdfindex`: the same CLI as the `pdfindex` command."""
+"""`python -m pdfindex`: the same command as `pdfindex` (a search handed to a running
+`pdfindex watch` first: pdfindex.quick)."""
 
-from pdfindex.cli import main
+from pdfindex.quick import main
 
 if __name__ == "__main__":
     main()

@@ -77,6 +77,7 @@ ONE_PASS = {
     "test_memory_caps.py",
     "test_readme.py",
     "test_cli_terminal.py",  # the terminal's width, whatever the engine
+    "test_resident.py",  # the CLI handing a search over, whatever the engine
     "test_web_page.py",  # the page in a browser: above the tools, whatever the engine
     "test_benchmarks_smoke.py",
     "test_million.py",  # benchmarks.million on tantivy, whatever the pass's engine

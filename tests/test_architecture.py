@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pdfindex"
 # text > errors
 LAYERS: list[list[str]] = [
     ["__main__", "__init__"],  # the package front: exports PdfIndex (loaded on first use)
+    ["quick"],  # the command's first step: a search handed to a resident process, no click
     ["cli"],
     ["web"],  # `pdfindex web`: the search page and MCP over HTTP, behind one guard
     ["server"],

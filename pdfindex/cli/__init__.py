@@ -22,6 +22,7 @@ import click
 from pdfindex.cli import terminal
 from pdfindex.cli.options import (
     CliError,
+    Output,
     SettingsGroup,
     command_settings,
     common_options,
@@ -29,6 +30,7 @@ from pdfindex.cli.options import (
     handle_errors,
     json_option,
     open_index,
+    output,
     setting_options,
 )
 from pdfindex.cli.web import web
@@ -96,7 +98,8 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
 @handle_errors
 def watch(ctx: click.Context) -> None:
     """Keep the index in step with the files folder, in the foreground (Ctrl-C stops):
-    a line per file indexed, a summary line per update.
+    a line per file indexed, a summary line per update. While it runs, `pdfindex search`
+    with the same settings is answered from its open index, in milliseconds.
 
     \b
     Example:
@@ -125,13 +128,22 @@ def watch(ctx: click.Context) -> None:
 
     signal.signal(signal.SIGTERM, terminate)
     live = index.live(on_summary=show, on_step=step).start()
-    click.echo(f"watching {settings.files_dir} (Ctrl-C to stop)", err=True)
+    from pdfindex.cli.resident import ResidentSearch
+
+    resident = ResidentSearch(index, search)  # `pdfindex search` answered from here
+    answering = resident.start()
+    click.echo(
+        f"watching {settings.files_dir} (Ctrl-C to stop)"
+        + ("; answering `pdfindex search`" if answering else ""),
+        err=True,
+    )
     try:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
         pass
     finally:
+        resident.close()
         live.close()
         click.echo("stopped", err=True)
 
@@ -483,16 +495,17 @@ def search(
             "(narrow with --doc)"
         )
     index = open_index(ctx, one_shot=True)
+    to = output(ctx)
     if document:
         _check_readable(index.find_record(document))
     if exact:
-        found = _exact(index, query, document, limit, files_only, as_json)
+        found = _exact(index, query, document, limit, files_only, as_json, to)
     else:
-        found = _ranked(index, query, document, pages, limit, as_json)
+        found = _ranked(index, query, document, pages, limit, as_json, to)
     # An index with pages has documents: the catalog (50 ms at 48,000 pages) is read only
     # when it has none, to tell an empty index from one of unreadable files.
     if not found and not index.pages() and not index.documents():
-        click.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
+        to.echo(EMPTY_HINT.format(index=index.settings.index_dir), err=True)
     ctx.exit(0 if found else 1)
 
 
@@ -503,6 +516,7 @@ def _ranked(
     pages: str | None,
     limit: int,
     as_json: bool,
+    to: Output,
 ) -> bool:
     """Ranked pages as every front ranks them (`pdfindex.ranking`): the correction it
     searched and the ranking it used on stderr, and whether any page clearly answers."""
@@ -529,22 +543,23 @@ def _ranked(
                 "confidence": found.confidence,
                 "clear": found.clear,
                 "hits": rows,
-            }
+            },
+            to,
         )
         return bool(found.hits)
-    width = terminal.columns(sys.stdout)
+    width = to.columns()
     for line in notes(found):
-        click.echo(line, err=True)
+        to.echo(line, err=True)
     for n, hit in enumerate(found.hits, start=1):
         where = f"  page {hit.page}  (score {hit.score:.2f})"
         room = 10**6 if width is None else max(8, width - len(f"{n}. {where}"))
-        click.echo(f"{n}. {terminal.shorten(hit.path, room)}{where}")
+        to.echo(f"{n}. {terminal.shorten(hit.path, room)}{where}")
         lines = terminal.wrap(" ".join(hit.snippet.split()), width, "   ", "   ")
         if width is not None and len(lines) > SNIPPET_LINES:  # more results on a screen
             lines = [*lines[: SNIPPET_LINES - 1], lines[SNIPPET_LINES - 1].rstrip("…") + "…"]
         for line in lines:
-            click.echo(line)
-    click.echo(f"{len(found.hits)} of {found.total} pages (ranking: {found.method})")
+            to.echo(line)
+    to.echo(f"{len(found.hits)} of {found.total} pages (ranking: {found.method})")
     return bool(found.hits)
 
 
@@ -555,29 +570,30 @@ def _exact(
     limit: int,
     files_only: bool,
     as_json: bool,
+    to: Output,
 ) -> bool:
     """Exact occurrences: JSON, grep-style lines, or (-l) the files holding one."""
     if files_only:
         paths = index.files_with(query, document=document)
         if as_json:
-            echo_json({"files": paths})
+            echo_json({"files": paths}, to)
         for path in paths if not as_json else []:
-            click.echo(path)
+            to.echo(path)
         found = bool(paths)
     else:
         matches, more = index.exact(query, document=document, limit=limit)
         if as_json:
             from dataclasses import asdict
 
-            echo_json({"matches": [asdict(m) for m in matches], "more": more})
+            echo_json({"matches": [asdict(m) for m in matches], "more": more}, to)
         else:
             for line in index.match_lines(matches):
-                click.echo(line)
+                to.echo(line)
             if more:
-                click.echo(f"(more occurrences: raise --limit above {limit})", err=True)
+                to.echo(f"(more occurrences: raise --limit above {limit})", err=True)
         found = bool(matches)
     if not found and not as_json:
-        click.echo(f"no exact occurrence of {query!r}", err=True)
+        to.echo(f"no exact occurrence of {query!r}", err=True)
     return found
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -146,6 +147,50 @@ def json_option(fn: CommandFn) -> CommandFn:
     return click.option("--json", "as_json", is_flag=True, help="Print as JSON.")(fn)
 
 
+class Elsewhere(Exception):
+    """A search handed to a resident process resolved to settings other than its own:
+    the process that asked searches itself (pdfindex.cli.resident)."""
+
+
+class Output:
+    """Where a command's lines go: this process's stdout and stderr, or, for a search a
+    resident process answers (pdfindex.cli.resident), text kept for the process that
+    asked, with the widths of its terminal."""
+
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        widths: tuple[int | None, int | None] | None = None,
+    ) -> None:
+        self.out, self.err, self.widths = out, err, widths
+
+    def echo(self, message: str, err: bool = False) -> None:
+        click.echo(message, file=self.err if err else self.out, err=err)
+
+    def columns(self, err: bool = False) -> int | None:
+        """The width lines to stdout (or stderr) should fit; None for a pipe or a file."""
+        if self.widths is not None:
+            return self.widths[err]
+        from pdfindex.cli import terminal
+
+        return terminal.columns(sys.stderr if err else sys.stdout)
+
+
+class Resident:
+    """What a resident process hands the search command it runs (as the click context's
+    `obj`): its open index and where the answer's lines go."""
+
+    def __init__(self, index: PdfIndex, output: Output) -> None:
+        self.index, self.output = index, output
+
+
+def output(ctx: click.Context) -> Output:
+    """The command's Output: the resident process's for a search it answers."""
+    obj = ctx.find_root().obj
+    return obj.output if isinstance(obj, Resident) else Output()
+
+
 def command_settings(ctx: click.Context) -> Settings:
     meta = ctx.find_root().meta
     if "pdfindex.settings" not in meta:
@@ -184,6 +229,11 @@ def open_index(ctx: click.Context, one_shot: bool = False) -> PdfIndex:
     command answers once and its process ends (search, list, stats, extract), so it
     skips what only a lasting process needs (`pdfindex.memory.one_shot`)."""
     settings = command_settings(ctx)
+    resident = ctx.find_root().obj
+    if isinstance(resident, Resident):  # a search a resident process answers
+        if settings != resident.index.settings:
+            raise Elsewhere(str(settings.index_dir))
+        return resident.index
     from pdfindex.api import PdfIndex
 
     if one_shot:
@@ -195,7 +245,7 @@ def open_index(ctx: click.Context, one_shot: bool = False) -> PdfIndex:
     return index
 
 
-def echo_json(payload: Any) -> None:
+def echo_json(payload: Any, to: Output | None = None) -> None:
     import json
 
-    click.echo(json.dumps(payload, indent=2, default=str))
+    (to or Output()).echo(json.dumps(payload, indent=2, default=str))
