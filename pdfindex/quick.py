@@ -1,9 +1,10 @@
 """The `pdfindex` command's first step: a `pdfindex search` is handed to a running
-`pdfindex watch` of the same settings when there is one (pdfindex.cli.resident), which
-answers from its open index in a few milliseconds; a process that loads click, the
-settings and the engine itself takes ~110 ms. Everything else, and any search the
-resident process does not answer (none runs, other settings, `--help`, an error of its
-own), goes to the click CLI as before. This module loads only os, sys, json and _socket.
+`pdfindex watch` or `serve` of the same settings when there is one
+(pdfindex.cli.resident), which answers from its open index in a few milliseconds; a
+process that loads click, the settings and the engine itself takes ~110 ms. Everything
+else, and any search the resident process does not answer (none runs, other settings,
+`--help`, an error of its own), goes to the click CLI as before. This module loads only
+os, sys, json and _socket.
 
 PDFINDEX_RESIDENT=0 never hands a search over.
 """

@@ -248,3 +248,33 @@ def test_a_new_watcher_replaces_a_dead_one_s_socket(tmp_path: Path) -> None:
     finally:
         _stop(again)
     assert not door.exists()
+
+
+def test_a_serving_process_answers_and_its_protocol_stays_whole(tmp_path: Path) -> None:
+    """`pdfindex serve` answers too: the MCP client's session goes on, its stdout holding
+    protocol messages only, around searches handed to the same process."""
+    import anyio
+
+    from tests.mcpclient import stdio, text_of
+
+    (tmp_path / "files").mkdir()
+    pdfgen.write_pdf(tmp_path / "files" / "fox.pdf", ["A quick fox.", "A fox again."])
+    assert _cli(tmp_path, "reindex").returncode == 0
+    door = tmp_path / "index" / "search.sock"
+
+    async def session() -> list[str]:
+        async with stdio(tmp_path, env=_environment()) as client:
+            before = text_of(await client.call_tool("search_documents", {"query": "fox"}))
+            await anyio.to_thread.run_sync(lambda: eventually(door.exists, "serve's socket"))
+            asked = await anyio.to_thread.run_sync(lambda: _handed_over(tmp_path, "fox"))
+            printed = await anyio.to_thread.run_sync(lambda: _cli(tmp_path, "search", "fox"))
+            after = text_of(await client.call_tool("search_documents", {"query": "fox"}))
+            own = _cli(tmp_path, "search", "fox", own=True)
+            assert asked["code"] == 0
+            assert (printed.stdout, printed.returncode) == (own.stdout, own.returncode)
+            return [before, after]
+
+    before, after = anyio.run(session)
+    assert before == after
+    assert "Document: fox" in after
+    assert not door.exists()  # gone with the server

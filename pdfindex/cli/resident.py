@@ -1,13 +1,13 @@
-"""Searches answered by a running `pdfindex watch`: it listens on a Unix socket in its
-index folder (`search.sock`, this user's only), and a `pdfindex search` of the same
+"""Searches answered by a running `pdfindex watch` or `serve`: it listens on a Unix socket
+in its index folder (`search.sock`, this user's only), and a `pdfindex search` of the same
 settings (pdfindex.quick) hands over its arguments and gets back what the search prints
 and its exit code, in a few milliseconds instead of the ~110 ms of a process that loads
 the engine itself.
 
 The search runs as the click command it is (the same parsing, output and exit codes),
-with the watcher's open index. It is answered only when the asking process has the same
+with the process's open index. It is answered only when the asking process has the same
 root (made absolute there) and PDFINDEX_* environment, and its flags resolve to the
-watcher's own settings; otherwise the reply is "elsewhere" and it searches itself.
+process's own settings; otherwise the reply is "elsewhere" and it searches itself.
 One search at a time; a request not sent within REQUEST_WITHIN seconds, or a reply not
 read within REPLY_WITHIN, is dropped.
 """

@@ -14,8 +14,9 @@ import json
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import MCPServer
 
@@ -26,6 +27,9 @@ from pdfindex.server.context import AppContext
 from pdfindex.server.protocol import PdfIndexServer, strict_tool
 from pdfindex.server.tools import ONE_OF, TOOLS
 from pdfindex.tools import catalog
+
+if TYPE_CHECKING:
+    from pdfindex.api import PdfIndex
 
 __all__ = ["AppContext", "build_server", "serve"]
 
@@ -94,12 +98,20 @@ def build_server(
     return server
 
 
-def serve(settings: Settings, watch: bool = True) -> None:
+def serve(
+    settings: Settings,
+    watch: bool = True,
+    alongside: Callable[[PdfIndex], Callable[[], None]] | None = None,
+) -> None:
     """Run the MCP server over stdio until stdin closes or SIGTERM; then stop the
-    watcher, commit what the writer has, and join every thread."""
+    watcher, commit what the writer has, and join every thread. `alongside`: started
+    with the open index, and stopped first (the CLI's resident search)."""
     opened: list[AppContext] = []
+    stops: list[Callable[[], None]] = []
 
     def shut_down() -> None:
+        for stop in stops:
+            stop()
         for app in opened:
             app.close()
         log.info("server stopped")
@@ -118,6 +130,8 @@ def serve(settings: Settings, watch: bool = True) -> None:
     app = AppContext.open(settings, watch=watch)
     opened.append(app)
     app.start()
+    if alongside is not None:
+        stops.append(alongside(app.index))
     try:
         build_server(settings, app=app).run("stdio")
     except KeyboardInterrupt:
