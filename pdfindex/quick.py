@@ -1,5 +1,5 @@
 """The `pdfindex` command's first step: a `pdfindex search` is handed to a running
-`pdfindex watch` or `serve` of the same settings when there is one
+`pdfindex watch`, `serve` or `web` of the same settings when there is one
 (pdfindex.cli.resident), which answers from its open index in a few milliseconds; a
 process that loads click, the settings and the engine itself takes ~110 ms. Everything
 else, and any search the resident process does not answer (none runs, other settings,

@@ -278,3 +278,19 @@ def test_a_serving_process_answers_and_its_protocol_stays_whole(tmp_path: Path) 
     assert before == after
     assert "Document: fox" in after
     assert not door.exists()  # gone with the server
+
+
+def test_the_web_server_answers_with_its_own_port(tmp_path: Path) -> None:
+    """`pdfindex web --port 0` answers a plain `pdfindex search`: its address is its own
+    flag, not a setting of the search."""
+    from tests.webserver import web_server
+
+    (tmp_path / "files").mkdir()
+    pdfgen.write_pdf(tmp_path / "files" / "fox.pdf", ["A quick fox."])
+    assert _cli(tmp_path, "reindex").returncode == 0
+    door = tmp_path / "index" / "search.sock"
+    with web_server(tmp_path, env=_environment()):
+        eventually(door.exists, "the web server's socket")
+        assert _handed_over(tmp_path, "fox")["code"] == 0
+        assert _handed_over(tmp_path, "fox", "--workers", "1")["code"] is None
+    assert not door.exists()

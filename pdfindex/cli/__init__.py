@@ -89,17 +89,9 @@ def serve(ctx: click.Context, no_watch: bool) -> None:
 
     log_file = setup_logging(settings.log_dir, **log_limits(settings))
     click.echo(f"pdfindex: serving {settings.files_dir} over stdio; log {log_file}", err=True)
-    run_server(settings, watch=not no_watch, alongside=_resident_search)
+    from pdfindex.cli.resident import answering  # `pdfindex search` answered from here
 
-
-def _resident_search(index: PdfIndex) -> Callable[[], None]:
-    """`pdfindex search` of the same settings answered from `index` while this process
-    runs (pdfindex.cli.resident); what stops it."""
-    from pdfindex.cli.resident import ResidentSearch
-
-    resident = ResidentSearch(index, search)
-    resident.start()
-    return resident.close
+    run_server(settings, watch=not no_watch, alongside=answering)
 
 
 @main.command()

@@ -224,6 +224,14 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def searches_alike(mine: Settings, theirs: Settings) -> bool:
+    """Whether a search of `mine` may be answered by a process opened with `theirs`:
+    every setting but those of one command's own flags (`serve`'s request time-out and
+    client roots, `web`'s address and certificates) is the same."""
+    shared = [name for name, row in SETTINGS.items() if row.flag in ("", EVERY_COMMAND)]
+    return all(getattr(mine, name) == getattr(theirs, name) for name in shared)
+
+
 def open_index(ctx: click.Context, one_shot: bool = False) -> PdfIndex:
     """The index of the command's settings, closed with the command. `one_shot`: the
     command answers once and its process ends (search, list, stats, extract), so it
@@ -231,7 +239,7 @@ def open_index(ctx: click.Context, one_shot: bool = False) -> PdfIndex:
     settings = command_settings(ctx)
     resident = ctx.find_root().obj
     if isinstance(resident, Resident):  # a search a resident process answers
-        if settings != resident.index.settings:
+        if not searches_alike(settings, resident.index.settings):
             raise Elsewhere(str(settings.index_dir))
         return resident.index
     from pdfindex.api import PdfIndex

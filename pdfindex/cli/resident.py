@@ -1,13 +1,14 @@
-"""Searches answered by a running `pdfindex watch` or `serve`: it listens on a Unix socket
-in its index folder (`search.sock`, this user's only), and a `pdfindex search` of the same
-settings (pdfindex.quick) hands over its arguments and gets back what the search prints
-and its exit code, in a few milliseconds instead of the ~110 ms of a process that loads
-the engine itself.
+"""Searches answered by a running `pdfindex watch`, `serve` or `web`: it listens on a
+Unix socket in its index folder (`search.sock`, this user's only), and a `pdfindex
+search` of the same settings (pdfindex.quick) hands over its arguments and gets back
+what the search prints and its exit code, in a few milliseconds instead of the ~110 ms
+of a process that loads the engine itself.
 
 The search runs as the click command it is (the same parsing, output and exit codes),
 with the process's open index. It is answered only when the asking process has the same
 root (made absolute there) and PDFINDEX_* environment, and its flags resolve to the
-process's own settings; otherwise the reply is "elsewhere" and it searches itself.
+process's own settings (but for its own command's flags: options.searches_alike);
+otherwise the reply is "elsewhere" and it searches itself.
 One search at a time; a request not sent within REQUEST_WITHIN seconds, or a reply not
 read within REPLY_WITHIN, is dropped.
 """
@@ -22,6 +23,7 @@ import socket
 import stat
 import struct
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -179,6 +181,16 @@ class _Recorded(io.TextIOBase):
         else:
             self.printed.append([self.fd, text])
         return len(text)
+
+
+def answering(index: PdfIndex) -> Callable[[], None]:
+    """Start answering `pdfindex search` from `index` (serve and web, beside their
+    clients); what stops it."""
+    from pdfindex.cli import search
+
+    resident = ResidentSearch(index, search)
+    resident.start()
+    return resident.close
 
 
 def _answering(path: str) -> bool:

@@ -47,6 +47,7 @@ def web(ctx: click.Context, new_token: bool) -> None:
             err=True,
         )
         return
+    from pdfindex.cli.resident import answering  # `pdfindex search` answered from here
     from pdfindex.logs import log_limits, setup_logging
     from pdfindex.web.serve import check_start, page_routes, serve
 
@@ -62,7 +63,7 @@ def web(ctx: click.Context, new_token: bool) -> None:
         )
 
     try:
-        serve(settings, page_routes(), announce)
+        serve(settings, page_routes(), announce, alongside=answering)
     except KeyboardInterrupt:
         pass
     click.echo("pdfindex: stopped", err=True)

@@ -8,6 +8,7 @@ import signal
 import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 from starlette.routing import BaseRoute
@@ -18,6 +19,9 @@ from pdfindex.server.context import AppContext
 from pdfindex.web.app import build_app
 from pdfindex.web.guard import is_loopback
 from pdfindex.web.tokens import Keys, stored_hash, token_file
+
+if TYPE_CHECKING:
+    from pdfindex.api import PdfIndex
 
 log = logging.getLogger("pdfindex.web")
 GRACE_SECONDS = 3  # open MCP event streams get this long to end at shutdown
@@ -75,15 +79,21 @@ def _tls_file(settings: Settings, name: str) -> str | None:
 
 
 def serve(
-    settings: Settings, page_routes: Sequence[BaseRoute], announce: Callable[[str], None]
+    settings: Settings,
+    page_routes: Sequence[BaseRoute],
+    announce: Callable[[str], None],
+    alongside: Callable[[PdfIndex], Callable[[], None]] | None = None,
 ) -> None:
-    """Serve until a signal; `announce(url)` once the socket listens."""
+    """Serve until a signal; `announce(url)` once the socket listens. `alongside`: started
+    with the open index, and stopped first (the CLI's resident search)."""
     signal.signal(signal.SIGTERM, _stop)  # uvicorn raises it again after its shutdown
     keys = check_start(settings)
     sock = listen(settings.web_host, settings.web_port)
     ctx = AppContext.open(settings, watch=True)
+    stop: Callable[[], None] | None = None
     try:
         ctx.start()
+        stop = alongside(ctx.index) if alongside is not None else None
         config = uvicorn.Config(
             build_app(ctx, settings, page_routes, keys=keys),
             log_config=None,  # pdfindex's logging: the session log and stderr
@@ -97,6 +107,8 @@ def serve(
         announce(url_of(settings, sock))
         uvicorn.Server(config).run(sockets=[sock])
     finally:
+        if stop is not None:
+            stop()
         ctx.close()
         sock.close()
         log.info("web server stopped")
