@@ -32,7 +32,11 @@ def main() -> None:
 def handed_over(argv: list[str]) -> int | None:
     """The exit code of `pdfindex search ...` answered by a resident process, its output
     written here; None when none answered (this process must search itself)."""
+    leading = _leading(argv)  # settings flags before the command's name, `--root X search`
+    argv = [*argv[len(leading) : len(leading) + 1], *leading, *argv[len(leading) + 1 :]]
     if argv[:1] != ["search"] or os.environ.get(OPT_OUT) == "0":
+        return None
+    if not hasattr(os, "getuid"):  # no Unix sockets of one user's (Windows)
         return None
     if "-h" in argv or "--help" in argv:  # click prints help itself
         return None
@@ -56,6 +60,7 @@ def handed_over(argv: list[str]) -> int | None:
         "argv": ["search", "--root", root, *_without(argv[1:], "--root")],
         "root": root,
         "program": program_name(),
+        "leading": [arg.split("=", 1)[0] for arg in leading if arg.startswith("--")],
         "env": {k: v for k, v in os.environ.items() if k.startswith("PDFINDEX_")},
         "columns": [columns(1), columns(2)],
     }
@@ -129,6 +134,15 @@ def program_name() -> str:
         return os.path.basename(path)
     name = os.path.splitext(os.path.basename(path))[0]
     return "python -m " + (package if name == "__main__" else f"{package}.{name}").lstrip(".")
+
+
+def _leading(argv: list[str]) -> list[str]:
+    """The `--name X` and `--name=X` options before the command's name: every command
+    takes the settings flags there too (the resident process checks that they are)."""
+    at = 0
+    while at < len(argv) and argv[at].startswith("--") and len(argv[at]) > 2:
+        at += 1 if "=" in argv[at] else 2
+    return argv[:at] if at < len(argv) else []
 
 
 def _without(args: list[str], name: str) -> list[str]:

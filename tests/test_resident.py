@@ -65,13 +65,15 @@ def _cli(
     )
 
 
-def _handed_over(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
-    """What pdfindex.quick does with `pdfindex search ARGS` in a fresh process: the exit
-    code a resident process gave (None: none answered), and whether click was loaded."""
+def _handed_over(
+    root: Path, *args: str, env: dict[str, str] | None = None, before: tuple[str, ...] = ()
+) -> dict[str, object]:
+    """What pdfindex.quick does with `pdfindex BEFORE search ARGS` in a fresh process: the
+    exit code a resident process gave (None: none answered), and whether click loaded."""
     code = (
         "import json, sys\n"
         "from pdfindex.quick import handed_over\n"
-        f"code = handed_over(['search', *{list(args)!r}])\n"
+        f"code = handed_over([*{list(before)!r}, 'search', *{list(args)!r}])\n"
         "sys.stdout.flush()\n"
         "print(json.dumps({'code': code, 'click': 'click' in sys.modules,"
         " 'config': 'pdfindex.config' in sys.modules}), file=sys.stderr)\n"
@@ -142,29 +144,25 @@ def test_a_handed_over_search_prints_what_its_own_process_prints(
     assert "Traceback" not in answered.stderr
 
 
+def _merged(root: Path, **env: str) -> str:
+    """What `pdfindex search transfomer` prints with stderr and stdout on one pipe."""
+    return subprocess.run(
+        f"{sys.executable} -m pdfindex search transfomer 2>&1",
+        shell=True,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_environment(**env),
+    ).stdout
+
+
 def test_notes_come_before_the_results_as_printed(root: Path, watching: Path) -> None:
     """stdout and stderr in the order they were written: a correction's note first."""
-    merged = subprocess.run(
-        f"{sys.executable} -m pdfindex search transfomer 2>&1",
-        shell=True,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=_environment(),
-    ).stdout
+    merged = _merged(root)
     note = merged.index("transformer")
     assert merged.index("1.") > note, merged
-    own = subprocess.run(
-        f"{sys.executable} -m pdfindex search transfomer 2>&1",
-        shell=True,
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=_environment(PDFINDEX_RESIDENT="0"),
-    ).stdout
-    assert merged == own
+    assert merged == _merged(root, PDFINDEX_RESIDENT="0")
 
 
 def test_the_asking_process_loads_neither_click_nor_the_settings(
@@ -294,3 +292,21 @@ def test_the_web_server_answers_with_its_own_port(tmp_path: Path) -> None:
         assert _handed_over(tmp_path, "fox")["code"] == 0
         assert _handed_over(tmp_path, "fox", "--workers", "1")["code"] is None
     assert not door.exists()
+
+
+def test_settings_flags_before_the_command_s_name(root: Path, watching: Path) -> None:
+    """`pdfindex --root R search ...` is handed over as `pdfindex search --root R ...`;
+    a flag there that is not a setting's is left to click, which refuses it."""
+    before = ("--root", str(root), "--engine", ENGINE["name"])
+    assert _handed_over(root, "fox", before=before)["code"] == 0
+    answered = _cli(root, *before, "search", "fox")
+    own = _cli(root, *before, "search", "fox", own=True)
+    assert (answered.stdout, answered.stderr, answered.returncode) == (
+        own.stdout,
+        own.stderr,
+        own.returncode,
+    )
+    assert _handed_over(root, "fox", before=("--json", "x"))["code"] is None
+    refused = _cli(root, "--json", "x", "search", "fox")
+    assert refused.returncode == 2
+    assert "No such option" in refused.stderr

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from pdfindex.cli.options import Elsewhere, Output, Resident
+from pdfindex.config import EVERY_COMMAND, SETTINGS
 
 if TYPE_CHECKING:
     from pdfindex.api import PdfIndex
@@ -56,6 +57,9 @@ class ResidentSearch:
     def start(self) -> bool:
         """Listen, unless the path is too long or another live process listens there;
         whether this one does."""
+        if not hasattr(socket, "AF_UNIX") or not hasattr(os, "getuid"):
+            log.info("resident search off: no Unix sockets here")
+            return False
         if len(os.fsencode(self.path)) > MOST_PATH:
             log.info("resident search off: %s is too long for a socket", self.path)
             return False
@@ -138,6 +142,9 @@ class ResidentSearch:
             return ELSEWHERE
         if not isinstance(argv, list) or argv[:1] != ["search"]:
             return ELSEWHERE
+        leading = request.get("leading", [])  # flags given before `search`: settings only
+        if not isinstance(leading, list) or not set(leading) <= _settings_flags():
+            return ELSEWHERE
         if not all(isinstance(arg, str) for arg in argv):
             return ELSEWHERE
         root = request.get("root")
@@ -215,6 +222,11 @@ def _same_user(conn: socket.socket) -> bool:
     credentials = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
     _pid, uid, _gid = struct.unpack("3i", credentials)
     return bool(uid == os.getuid())
+
+
+def _settings_flags() -> set[str]:
+    """The flags every command takes before or after its name."""
+    return {row.option for row in SETTINGS.values() if row.flag == EVERY_COMMAND}
 
 
 def _own_environment() -> dict[str, str]:
