@@ -103,22 +103,33 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _start_watch(root: Path, answering: bool = True) -> subprocess.Popen[str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pdfindex", "--root", str(root), "watch"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env=_environment(),
-    )
-    assert process.stderr is not None
-    line = process.stderr.readline()  # "watching ... (Ctrl-C to stop); answering ..."
-    assert ("answering `pdfindex search`" in line) == answering, line
+def _start_watch(root: Path, answering: bool = True) -> subprocess.Popen[bytes]:
+    """`pdfindex watch` of `root`, once it has said whether it answers searches (its stderr
+    in a file: a pipe nobody reads would stop it once full)."""
+    log = root / f"watch-stderr-{len(list(root.glob('watch-stderr-*')))}.txt"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pdfindex", "--root", str(root), "watch"],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            stdin=subprocess.DEVNULL,
+            env=_environment(),
+        )
+
+    def first_line() -> str | None:
+        if process.poll() is not None:
+            raise AssertionError(f"pdfindex watch ended: {log.read_text()}")
+        text = log.read_text()
+        return text.splitlines()[0] if "watching" in text else None
+
+    line = eventually(first_line, "the watcher's first line")
+    if ("answering `pdfindex search`" in line) != answering:
+        _stop(process)
+        raise AssertionError(log.read_text())
     return process
 
 
-def _stop(process: subprocess.Popen[str]) -> None:
+def _stop(process: subprocess.Popen[bytes]) -> None:
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=60)
 
@@ -216,8 +227,7 @@ def test_a_bad_request_leaves_the_watcher_answering(root: Path, watching: Path) 
 def test_without_a_live_watcher_the_search_is_its_own(root: Path, watching: Path) -> None:
     """A socket left by a watcher killed outright: the search goes on in its own process,
     and the next watcher takes the place over; a stopped watcher removes its socket."""
-    process = _start_watch(root, answering=False)  # a second watcher: the first one answers
-    _stop(process)
+    _stop(_start_watch(root, answering=False))  # a second watcher: the first one answers
     assert watching.exists()  # not the second one's to remove
     stale = root / "index" / "stale"
     stale.mkdir(exist_ok=True)

@@ -201,15 +201,17 @@ def answering(index: PdfIndex) -> Callable[[], None]:
 
 
 def _answering(path: str) -> bool:
-    """Whether a live process listens on the socket at `path`."""
-    if not os.path.exists(path):
-        return False
+    """Whether a live process listens on the socket at `path`: only a refused connection
+    (or no file) says none does; a full queue of connections (EAGAIN) or a slow answer
+    is a busy one, whose socket must not be taken over."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         probe.settimeout(1.0)
         try:
             probe.connect(path)
-        except OSError:
+        except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
             return False
+        except OSError:
+            return True
     return True
 
 
