@@ -83,10 +83,20 @@ def handed_over(argv: list[str]) -> int | None:
         conn.close()
     if not isinstance(reply, dict) or not isinstance(reply.get("code"), int):
         return None  # "elsewhere": other settings than the resident process's
-    for fd, text in reply.get("output", []):  # stdout and stderr, in the order written
-        stream = sys.stderr if fd == 2 else sys.stdout
-        stream.write(text)
-        stream.flush()
+    printed = reply.get("output")
+    if not isinstance(printed, list) or not all(
+        isinstance(c, list) and len(c) == 2 and c[0] in (1, 2) and isinstance(c[1], str)
+        for c in printed
+    ):
+        return None
+    try:
+        for fd, text in printed:  # stdout and stderr, in the order written
+            stream = sys.stderr if fd == 2 else sys.stdout
+            stream.write(text)
+            stream.flush()
+    except BrokenPipeError:  # `| head`: as click does, exit 1 without a word
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return int(reply["code"])
 
 
