@@ -32,8 +32,9 @@ import sys
 import time
 from pathlib import Path
 
+from pdfindex.quick import OPT_OUT
+
 DEFAULT_QUERIES = ["hyphenation", "page margins", '"font size"']
-OPT_OUT = "PDFINDEX_RESIDENT"  # pdfindex.quick.OPT_OUT
 BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 

@@ -45,7 +45,7 @@ ELSEWHERE = {"elsewhere": True}
 
 
 class ResidentSearch:
-    """The socket and the thread answering on it, for as long as the watcher runs."""
+    """The socket and the thread answering on it, for as long as the process runs."""
 
     def __init__(self, index: PdfIndex, command: click.Command) -> None:
         self.index = index
@@ -63,7 +63,7 @@ class ResidentSearch:
         if len(os.fsencode(self.path)) > MOST_PATH:
             log.info("resident search off: %s is too long for a socket", self.path)
             return False
-        if _answering(self.path):
+        if _listened_on(self.path):
             log.info("resident search off: another process answers on %s", self.path)
             return False
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -124,7 +124,7 @@ class ResidentSearch:
             size += len(chunk)
             if size > MOST_REQUEST:
                 return
-        if not chunks:  # a probe (another watcher's _answering), or a client gone
+        if not chunks:  # a probe (another process's _listened_on), or a client gone
             return
         try:
             request = json.loads(b"".join(chunks))
@@ -200,7 +200,7 @@ def answering(index: PdfIndex) -> Callable[[], None]:
     return resident.close
 
 
-def _answering(path: str) -> bool:
+def _listened_on(path: str) -> bool:
     """Whether a live process listens on the socket at `path`: only a refused connection
     (or no file) says none does; a full queue of connections (EAGAIN) or a slow answer
     is a busy one, whose socket must not be taken over."""
