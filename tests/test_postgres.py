@@ -25,6 +25,7 @@ from pdfindex.config import index_settings, load_settings
 from pdfindex.engine import Engine, open_engine
 from pdfindex.engine.postgres import engine as postgres_engine
 from pdfindex.engine.postgres import postings, ranking, schema
+from pdfindex.engine.postgres.compiler import Compiler
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
@@ -701,6 +702,89 @@ def test_postings_rank_as_scoring_every_match_in_sql(tmp_path: Path) -> None:
             pq.parse("NOT font"),
         ):
             assert ranking_of(query, 10).strategy != "postings", query
+    finally:
+        engine.close()
+
+
+PHRASE_WORDS = "note that the name of table font".split()
+
+
+def test_phrases_ranked_from_bounds_as_scoring_every_match(tmp_path: Path) -> None:
+    """A query with phrases of neighbours over the whole library is ranked from the
+    bounds its words' postings give (ranking.BOUNDED): the same totals, pages, order and
+    scores as scoring every match in SQL, with pages scored one to a few at a time (so
+    that the answer needs several batches), over pages where the phrases are found as
+    often as their words, less often, or not at all; pages whose positions were cut
+    match their phrases loosely; a phrase under NOT, or a typo, is left to other ways."""
+    engine = open_engine(index_settings(tmp_path, "postgres", database_url=database_for(tmp_path)))
+    ranking_of = engine.ranking  # type: ignore[attr-defined]  # the pages, and the way taken
+    rng = random.Random(11)
+    try:
+        for batch in range(3):
+            with engine.writer(timeout=10) as writer:
+                for n in range(batch * 6, batch * 6 + 6):
+                    pages = [
+                        " ".join(rng.choices(PHRASE_WORDS, k=rng.randint(5, 120)))
+                        + " note that" * rng.choice([0, 0, 1, 3])
+                        + " the name of the" * rng.choice([0, 0, 1, 2])
+                        for _ in range(6)
+                    ]
+                    writer.add_file(
+                        _record(f"d{n:02}.pdf", 6), pages, [index_text(p) for p in pages]
+                    )
+        with engine.writer(timeout=10) as writer:
+            writer.remove_file("d04.pdf")
+            pages = [
+                "note " * 300 + "that " * 300 + "table",  # > 256 positions: matches loosely
+                "that note " * 300,  # both words, the phrase too, past the positions kept
+                "note that the name of the table " * 3,
+                "no phrase here but note and that",
+            ]
+            writer.add_file(_record("lossy.pdf", 4), pages, [index_text(p) for p in pages])
+        lossy = _rows(engine, "SELECT count(*) FROM pdfindex_pages WHERE lossy = 1")[0][0]
+        assert lossy >= 1
+        queries = [
+            pq.parse('"note that"'),
+            pq.parse('"the name of the"'),
+            pq.parse('"name of"'),
+            pq.parse('"note that" table'),
+            pq.parse('"note that" OR "the name of the"'),
+            pq.parse('"note that" font', any_word=True),
+            pq.parse('"table font" OR note'),
+            pq.parse('"that note" AND NOT font'),
+            pq.Or((pq.Phrase(("note", "that")), pq.Term("table")), coord=1.5),
+            pq.parse('"of the" "note that"'),
+        ]
+        answered = []
+        for first, query, limit in itertools.product((1, 2, 64), queries, (1, 3, 10)):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(ranking, "FIRST_BOUNDED", first)
+                got, how, (scored, candidates) = ranking_of(query, limit)
+            answered.append((how, scored < candidates))
+            want, how, _ = ranking_of(query, limit, pages=(1, 100))  # every match scored in SQL
+            assert how == "full"
+            assert got.total == want.total, query
+            assert [(h.path, h.page, h.score) for h in got.hits] == [
+                (h.path, h.page, h.score) for h in want.hits
+            ], (query, limit, first)
+            assert [h.text for h in got.hits] == [h.text for h in want.hits]
+            assert got.terms == want.terms
+        assert all(how == "bounded" for how, _ in answered), answered
+        assert sum(pruned for _, pruned in answered) >= 20, answered  # pages left unscored
+        for query in (pq.parse('table AND NOT "note that"'), pq.parse('"note that" nmae~1')):
+            assert ranking_of(query, 10).strategy != "bounded", query
+        # A phrase is counted as often as it is there (not a third for a pair within).
+        scorer = Compiler(lambda _word, _distance: [])
+        scorer.score(pq.Phrase(("the", "name", "of", "the")), {"words": 1.0})
+        assert scorer.params == ["('the' <-> 'name' <-> 'of' <-> 'the')"]
+        hits = ranking_of(pq.parse('"the name of the"'), 10, pages=(1, 100)).pages.hits
+        counted = _rows(
+            engine,
+            "SELECT max(10 * ts_rank_cd(words, 'the <-> name <-> of <-> the'::tsquery, 0))"
+            " FROM pdfindex_pages WHERE path = 'lossy.pdf' AND page = 3",
+        )[0][0]
+        assert counted == pytest.approx(3.0)
+        assert ("lossy.pdf", 3) in [(h.path, h.page) for h in hits]
     finally:
         engine.close()
 

@@ -56,9 +56,10 @@ def _not(part: str) -> str:
     return f"!{part}"
 
 
-def phrase(words: tuple[str, ...], slop: int, relaxed: bool = False) -> str:
+def phrase(words: tuple[str, ...], slop: int, relaxed: bool = False, counted: bool = False) -> str:
     """Words in this order (`relaxed`: anywhere on the page, for pages whose positions
-    were cut)."""
+    were cut; `counted`: as its frequency is counted, without the pairs that narrow
+    what it matches)."""
     literals = [lexeme(w) for w in words]
     if relaxed:
         return _join(literals, "&")
@@ -67,10 +68,14 @@ def phrase(words: tuple[str, ...], slop: int, relaxed: bool = False) -> str:
     if slop <= 1:
         # Pairs of function words are lexemes of their own (schema.page_vector): a
         # phrase of two is one, and a longer one needs its pairs too (fewer candidates).
+        # Not when counting: ts_rank_cd counts a cover holding a pair too as a third of
+        # an occurrence (`"the name of the"`), where a phrase's frequency is how often
+        # it is there, as on the other engines and as postings.Scorer bounds it.
         pairs = [f"'{p}'" for p in pairs_of(words)]
         if is_paired(words):
             return pairs[0]
-        return _join(["(" + " <-> ".join(literals) + ")", *pairs], "&")
+        chain = "(" + " <-> ".join(literals) + ")"
+        return chain if counted else _join([chain, *pairs], "&")
     pairs = [
         _join([f"{a} <{d}> {b}" for d in range(1, slop + 1)], "|")
         for a, b in zip(literals, literals[1:], strict=False)
@@ -221,6 +226,8 @@ class Compiler:
                 self.params.append(node.text)
                 return "ts_rank_cd(stems, plainto_tsquery('pdfindex_stems', %s), 0)"
             column = "stems"
+        elif isinstance(node, pq.Phrase):
+            literal = phrase(node.words, node.slop, counted=True)
         else:
             literal = self.leaf(node)
         if literal in (NOTHING, EVERYTHING):

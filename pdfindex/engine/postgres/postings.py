@@ -38,21 +38,48 @@ FREQUENCIES = (
 )
 
 
-def lexemes(query: pq.Node, stems: dict[str, list[str]]) -> list[Key] | None:
+def lexemes(query: pq.Node, stems: dict[str, list[str]], phrases: bool = False) -> list[Key] | None:
     """The postings `query` reads, or None when they cannot rank it. `stems`: each Stem
     leaf's word, its stems (topk.stems_of; a word of several is found as often as the
-    least found of them, as Compiler.several)."""
+    least found of them, as Compiler.several). With `phrases`, a phrase of neighbours
+    (`bounded`) reads its words', which bound it: the query is then not ranked, only
+    its pages bounded (Scorer.rank)."""
     keys: set[Key] = set()
     for leaf in _leaves(query):
-        if isinstance(leaf, pq.Term) and len(leaf.text.encode("utf-8")) <= MAX_LEXEME_BYTES:
+        if isinstance(leaf, pq.Term) and _fits(leaf.text):
             keys.add(("w", leaf.text))
         elif isinstance(leaf, pq.Stem) and stems.get(leaf.text):
             keys.update(("s", stem) for stem in stems[leaf.text])
         elif _posted_pair(leaf):
             keys.add(("w", pair(*leaf.words)))  # type: ignore[union-attr]
+        elif phrases and bounded(leaf) and all(_fits(w) for w in leaf.words):  # type: ignore[union-attr]
+            keys.update(("w", word) for word in leaf.words)  # type: ignore[union-attr]
         else:
             return None
+    if phrases and not _bounded_alone(query):
+        return None
     return sorted(keys) if _positive(query) else None
+
+
+def bounded(node: pq.Node) -> bool:
+    """A phrase of neighbours that is not one lexeme: on a page at most as often as the
+    least found of its words (each occurrence starts at a different one of each), so
+    their postings bound its score; whether the page holds it, only its positions say."""
+    return isinstance(node, pq.Phrase) and node.slop <= 1 and not _posted_pair(node)
+
+
+def _bounded_alone(node: pq.Node) -> bool:
+    """Whether no bounded phrase is under a NOT (where a page without it would match,
+    and its words' postings bound nothing)."""
+    if isinstance(node, pq.And | pq.Or):
+        return all(_bounded_alone(c) for c in node.children)
+    if isinstance(node, pq.Not):
+        return not any(bounded(leaf) for leaf in _leaves(node.child))
+    return True
+
+
+def _fits(word: str) -> bool:
+    return len(word.encode("utf-8")) <= MAX_LEXEME_BYTES
 
 
 def _posted_pair(node: pq.Node) -> bool:
@@ -83,7 +110,7 @@ def _positive(node: pq.Node) -> bool:
 
 @dataclass
 class Ranked:
-    """Every page the query matches: its pid and score (unordered)."""
+    """Every page the query matches: its pid and score, in pid order."""
 
     pids: np.ndarray
     scores: np.ndarray
@@ -148,8 +175,11 @@ class Scorer:
                 total = total + score
             combine = np.logical_and if isinstance(node, pq.And) else np.logical_or
             return total, combine.reduce([m for _, m in parts])
-        if isinstance(node, pq.Phrase):  # a posted pair: idf, its words' sum (leaf_idf)
-            tf = self._tf.get(("w", pair(*node.words)), self._zero)
+        if isinstance(node, pq.Phrase):  # idf: its words' sum (Compiler.leaf_idf)
+            if bounded(node):  # at most as often as its least found word: a bound
+                tf = np.minimum.reduce([self._tf.get(("w", w), self._zero) for w in node.words])
+            else:  # a posted pair
+                tf = self._tf.get(("w", pair(*node.words)), self._zero)
             weight = boost * node.boost * sum(self.idf(w) for w in node.words)
             return weight * (2.2 - 2.2 * self._norm / (tf + self._norm)), tf > 0
         assert isinstance(node, pq.Term | pq.Stem)
