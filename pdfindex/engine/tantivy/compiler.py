@@ -149,5 +149,26 @@ class _Compiler:
         return Query.boolean_query(clauses)
 
 
+def broad_prefix(
+    node: pq.Node, schema: tantivy.Schema, expand: Expand
+) -> tuple[Query, Query] | None:
+    """A query that is one prefix of more words than are scored, as two: its commonest
+    words, which rank its pages (each of them starts with the prefix, so every page they
+    score matches it), and the prefix itself, which counts them. Together (`leaf`) a
+    must-match prefix made Tantivy score every page it matches: `con*` at a million
+    pages, 19 ms; apart, 3 ms for the top pages and 11 for the count. None for any other
+    query."""
+    if not isinstance(node, pq.Prefix):
+        return None
+    words = expand(node.text, EXPANSIONS_READ)
+    if len(words) <= SCORED_EXPANSIONS:
+        return None
+    commonest = heapq.nlargest(SCORED_EXPANSIONS, words, key=itemgetter(1))
+    compiler = _Compiler(schema, {"content": 1.0}, True, expand)
+    scored = compiler.scored("content", [word for word, _ in commonest])
+    matching = Query.regex_query(schema, "content", f"{node.text}.*")
+    return _boosted(scored, node.boost), matching
+
+
 def _boosted(query: Query, boost: float) -> Query:
     return query if boost == 1.0 else Query.boost_query(query, boost)

@@ -30,7 +30,7 @@ from pdfindex.engine.tantivy.candidates import (
     gram_clauses,
     phrase_clauses,
 )
-from pdfindex.engine.tantivy.compiler import Expand, compile_query
+from pdfindex.engine.tantivy.compiler import Expand, broad_prefix, compile_query
 from pdfindex.engine.tantivy.schema import (
     CHUNK_FIELD,
     ELEMENT,
@@ -278,6 +278,13 @@ class TantivyEngine(OneFolder):
         searcher = self._searcher()
 
         expand = self._expander(searcher)
+        parts = None if slug or pages else broad_prefix(query, self._schema, expand)
+        if parts is not None:
+            found = searcher.search(parts[0], limit=limit, count=False)
+            if len(found.hits) == limit:  # else pages it scores 0 are among them
+                hits = [_hit(searcher.doc(address), score) for score, address in found.hits]
+                total = searcher.search(parts[1], limit=1, count=True).count
+                return RankedPages(total, hits, self._marked_terms(expand, query, hits))
         # Only pages hold the content, stem and pair fields, and a NOT on its own keeps the
         # other pages: no filter by kind.
         pages_only = self._term("kind", PAGE)

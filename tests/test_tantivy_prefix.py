@@ -1,0 +1,85 @@
+"""Tantivy ranks a broad prefix alone (more words than SCORED_EXPANSIONS) in two searches,
+its commonest words for the top pages and the prefix for the count (compiler.broad_prefix):
+the same pages, scores and total as the one query that scores them under the prefix, and
+that total is the pages a scan of the words finds (issue 30)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pdfindex.config import index_settings
+from pdfindex.engine import Engine, open_engine
+from pdfindex.engine.tantivy import compiler
+from pdfindex.engine.tantivy import engine as tantivy_engine
+from pdfindex.models import FileRecord
+from pdfindex.query import And, Prefix, Term
+from pdfindex.text.index import index_text
+from pdfindex.text.words import words
+
+# 30 words of one prefix, of unequal frequency: the 16 commonest are scored, the rest
+# only match; a page may hold only rare ones (it scores 0 and comes last).
+CON = [f"con{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(30)]
+OTHER = "table figure margin font the of".split()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, dict[tuple[str, int], str]]:
+    rng = random.Random(5)
+    folder: Path = tmp_path_factory.mktemp("prefix")
+    engine = open_engine(index_settings(folder, "tantivy"))
+    indexed: dict[tuple[str, int], str] = {}
+    weights = [1.0 / (n + 1) for n in range(len(CON))]
+    with engine.writer(timeout=1) as writer:
+        for n in range(20):
+            pages = []
+            for _ in range(rng.randint(1, 6)):
+                held = rng.choices(CON, weights, k=rng.randint(0, 4))
+                if rng.random() < 0.2:
+                    held = [rng.choice(CON[20:])]  # only a rare one: scored 0
+                pages.append(" ".join(held + rng.choices(OTHER, k=rng.randint(1, 40))))
+            path = f"d{n:02d}.pdf"
+            record = FileRecord(path, f"d{n:02d}", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
+            texts = [index_text(p) for p in pages]
+            writer.add_file(record, pages, texts)
+            indexed.update({(path, number): text for number, text in enumerate(texts, 1)})
+    yield engine, indexed
+    engine.close()
+
+
+@pytest.mark.parametrize("limit", [1, 3, 10, 1000])
+@pytest.mark.parametrize("query", [Prefix("con"), Prefix("con", boost=2.0), Prefix("conb")])
+def test_a_broad_prefix_ranks_as_the_one_query_does(
+    library: tuple[Engine, dict[tuple[str, int], str]],
+    query: Prefix,
+    limit: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine, indexed = library
+    got = engine.ranked(query, limit)
+    monkeypatch.setattr(tantivy_engine, "broad_prefix", lambda *_args: None)
+    want = engine.ranked(query, limit)
+    assert got.total == want.total
+    assert [(h.path, h.page, h.score) for h in got.hits] == [
+        (h.path, h.page, h.score) for h in want.hits
+    ]
+    assert got.terms == want.terms
+    scan = [k for k, text in indexed.items() if any(w.startswith(query.text) for w in words(text))]
+    assert got.total == len(scan)
+    if limit == 1000 and query.text == "con":  # those holding only unscored words last, at 0
+        assert len(got.hits) == len(scan)
+        assert got.hits[-1].score == 0
+
+
+def test_only_a_prefix_alone_of_many_words_is_split(
+    library: tuple[Engine, dict[tuple[str, int], str]],
+) -> None:
+    engine, _ = library
+    expand = engine._expander(engine._searcher())  # type: ignore[attr-defined]
+    schema = engine._schema  # type: ignore[attr-defined]
+    assert len(expand("con", compiler.EXPANSIONS_READ)) > compiler.SCORED_EXPANSIONS
+    assert compiler.broad_prefix(Prefix("con"), schema, expand) is not None
+    assert compiler.broad_prefix(Prefix("conb"), schema, expand) is None  # few words
+    assert compiler.broad_prefix(And((Prefix("con"), Term("table"))), schema, expand) is None
