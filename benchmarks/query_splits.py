@@ -1,0 +1,89 @@
+"""`python -m benchmarks.query_splits ROOT [--rounds 5] [--runs 15]`: Tantivy's two
+cheaper query forms of issue 30's fifth session, each timed on and off in turns in one
+process (what a noisy machine does to one, it does to the other):
+
+- a broad prefix alone, `con*`: ranked by its commonest words and counted by the prefix
+  apart (`compiler.broad_prefix`), or as one query that scores every page it matches;
+- a question as the tools read it: coordination bonuses found from each word's stem alone
+  (`compiler._Compiler.matching`), or from the word and its stem.
+
+Each is `ranked_search` as the tools call it (snippets included); the table gives the
+median over rounds of each round's p50, in ms, and the fastest round's."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any
+
+from pdfindex import PdfIndex, load_settings
+from pdfindex.engine.tantivy import compiler
+from pdfindex.engine.tantivy import engine as tantivy_engine
+from pdfindex.search.ranked import ranked_search
+from pdfindex.search.understand import understand
+
+QUESTION = "how do I change the page margins of my document"
+
+
+def p50(call: Callable[[], object], runs: int) -> float:
+    call()
+    times = []
+    for _ in range(runs):
+        begin = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - begin) * 1000)
+    return statistics.median(times)
+
+
+@contextmanager
+def replaced(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """`owner.name` is `value` inside: the code as it was before the change."""
+    kept = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, kept)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("root")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    index = PdfIndex(load_settings({}, root=args.root))
+    tree = understand(QUESTION)
+    cases = [
+        (
+            "prefix `con*`",
+            lambda: ranked_search(index.engine, "con*", limit=10),
+            lambda: replaced(tantivy_engine, "broad_prefix", lambda *_args: None),
+        ),
+        (
+            "question, as the tools read it",
+            lambda: ranked_search(index.engine, tree, limit=10),
+            lambda: replaced(compiler._Compiler, "matching", lambda _s, _n, compiled: compiled),
+        ),
+    ]
+    print("| query | now p50 ms (fastest round) | before (fastest round) |")
+    print("|---|---:|---:|")
+    for name, call, before in cases:
+        now, then = [], []
+        for _ in range(args.rounds):
+            with nullcontext():
+                now.append(p50(call, args.runs))
+            with before():
+                then.append(p50(call, args.runs))
+        print(
+            f"| {name} | {statistics.median(now):.2f} ({min(now):.2f}) "
+            f"| {statistics.median(then):.2f} ({min(then):.2f}) |"
+        )
+    index.close()
+
+
+if __name__ == "__main__":
+    main()
