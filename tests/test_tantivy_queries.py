@@ -113,3 +113,33 @@ def test_a_question_counts_its_words_from_their_stems_alone(
     assert [(h.path, h.page, h.score) for h in got.hits] == [
         (h.path, h.page, h.score) for h in want.hits
     ]
+
+
+def test_the_benchmark_times_both_forms(tmp_path: Path) -> None:
+    """benchmarks.query_splits runs on an indexed root and reports both queries, each way."""
+    import subprocess
+    import sys
+
+    (tmp_path / "files").mkdir()
+    engine = open_engine(index_settings(tmp_path / "index", "tantivy"))
+    pages = [" ".join(CON[: n + 1]) + " the page margins of a document" for n in range(20)]
+    record = FileRecord("d.pdf", "d", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
+    with engine.writer(timeout=1) as writer:
+        writer.add_file(record, pages, [index_text(p) for p in pages])
+    engine.close()
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.query_splits", str(tmp_path), "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and "ms" not in line]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| prefix `con*`",
+        "| question, as the tools read it",
+    ]
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")[1:]]
+        assert all(float(cell.split()[0]) > 0 for cell in cells), row
