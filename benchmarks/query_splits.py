@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from benchmarks.million import latency
 from pdfindex import PdfIndex, load_settings
 from pdfindex.engine.tantivy import compiler
 from pdfindex.engine.tantivy import engine as tantivy_engine
@@ -26,16 +26,6 @@ from pdfindex.search.ranked import ranked_search
 from pdfindex.search.understand import understand
 
 QUESTION = "how do I change the page margins of my document"
-
-
-def p50(call: Callable[[], object], runs: int) -> float:
-    call()
-    times = []
-    for _ in range(runs):
-        begin = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - begin) * 1000)
-    return statistics.median(times)
 
 
 @contextmanager
@@ -75,9 +65,9 @@ def main() -> None:
         now, then = [], []
         for _ in range(args.rounds):
             with nullcontext():
-                now.append(p50(call, args.runs))
+                now.append(latency(call, args.runs)["p50_ms"])
             with before():
-                then.append(p50(call, args.runs))
+                then.append(latency(call, args.runs)["p50_ms"])
         print(
             f"| {name} | {statistics.median(now):.2f} ({min(now):.2f}) "
             f"| {statistics.median(then):.2f} ({min(then):.2f}) |"
