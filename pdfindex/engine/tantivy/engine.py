@@ -279,15 +279,23 @@ class TantivyEngine(OneFolder):
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
         searcher = self._searcher()
-
         expand = self._expander(searcher)
         parts = None if slug or pages else broad_prefix(query, self._schema, expand)
-        if parts is not None:
-            found = searcher.search(parts[0], limit=limit, count=False)
-            if len(found.hits) == limit:  # else pages it scores 0 are among them
-                hits = [_hit(searcher.doc(address), score) for score, address in found.hits]
-                total = searcher.search(parts[1], limit=1, count=True).count
-                return RankedPages(total, hits, self._marked_terms(expand, query, hits))
+        result = searcher.search(parts[0], limit=limit, count=False) if parts else None
+        # Fewer hits than asked for: pages the prefix's unscored words hold (at 0) are
+        # among the top, which the one query ranks.
+        if parts is not None and result is not None and len(result.hits) == limit:
+            total = searcher.search(parts[1], limit=1, count=True).count
+        else:
+            result = searcher.search(self._whole(query, expand, slug, pages), limit, count=True)
+            total = result.count
+        hits = [_hit(searcher.doc(address), score) for score, address in result.hits]
+        return RankedPages(total, hits, self._marked_terms(expand, query, hits))
+
+    def _whole(
+        self, query: pq.Node, expand: Expand, slug: str | None, pages: tuple[int, int] | None
+    ) -> Query:
+        """The query ranking pages, within one document or page range if given."""
         # Only pages hold the content, stem and pair fields, and a NOT on its own keeps the
         # other pages: no filter by kind.
         pages_only = self._term("kind", PAGE)
@@ -302,10 +310,7 @@ class TantivyEngine(OneFolder):
                 self._schema, "page", FieldType.Integer, pages[0], pages[1]
             )
             clauses.append((Occur.Must, page_range))
-        whole = compiled if len(clauses) == 1 else Query.boolean_query(clauses)
-        result = searcher.search(whole, limit=limit, count=True)
-        hits = [_hit(searcher.doc(address), score) for score, address in result.hits]
-        return RankedPages(result.count, hits, self._marked_terms(expand, query, hits))
+        return compiled if len(clauses) == 1 else Query.boolean_query(clauses)
 
     def _expander(self, searcher: tantivy.Searcher) -> Expand:
         """The index words starting with a prefix (at most `most`, with their page counts),
