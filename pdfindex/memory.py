@@ -39,6 +39,12 @@ def one_shot() -> Iterator[None]:
         _trim = before
 
 
+def answers_once() -> bool:
+    """Whether this process ends after one answer (in `one_shot`): what only helps later
+    answers (a structure built in the background) is not worth starting."""
+    return not _trim
+
+
 def release_freed_memory() -> None:
     """Return freed heap to the system (glibc); nothing elsewhere, nor in a one-shot
     process."""

@@ -68,6 +68,7 @@ ONE_PASS = {
     "test_exact_grams.py",  # Tantivy's n-gram fields, opened by name
     "test_phrase_pairs.py",  # Tantivy's pair field, opened by name
     "test_tantivy_queries.py",  # Tantivy's compiled queries, opened by name
+    "test_typo_words.py",  # the vocabulary, and Tantivy's typos, opened by name
     "test_textmatch.py",
     "test_text.py",
     "test_glyphs.py",  # extraction, and exact search of the stored text

