@@ -23,6 +23,7 @@ from pdfindex.search.snippets import (
     _scanned,
     _terms_pattern,
     best_window,
+    flattened,
     phrase_units,
     snippet,
     term_units,
@@ -195,6 +196,21 @@ def test_phrase_units_equal_a_scan_of_the_page_s_words(
             flat = " ".join(page.split())  # where the snippet cuts and marks
             assert flat[unit.start].casefold().startswith(unit.key[0][0])
             assert flat[unit.end - 1].casefold().endswith(unit.key[-1][-1])
+
+
+# Every kind of whitespace, and characters that are not printable without being spaces.
+SPACES = [" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u00a0", "\u2009", "\u2028"]
+ODD = ["\u00ad", "\ue000", "\x00", "\u200b"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(SPACES + ODD), st.text(min_size=1, max_size=5)), max_size=30)
+)
+def test_a_page_is_flattened_as_split_and_join_flatten_it(parts: list[str]) -> None:
+    """The shortcut for pages of lone spaces and newlines (issue 30) changes no page."""
+    text = "".join(parts)
+    assert flattened(text) == " ".join(text.split())
 
 
 TERM_PIECES = ["ab", "abc", "b", "c_1", "é", "ß", "日本", "x", "42"]
