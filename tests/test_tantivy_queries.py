@@ -144,3 +144,22 @@ def test_the_benchmark_times_each_form(tmp_path: Path) -> None:
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")[1:]]
         assert all(float(cell.split()[0]) > 0 for cell in cells), row
+
+
+def test_a_prefix_s_regex_is_compiled_once_per_schema(
+    library: tuple[Engine, dict[tuple[str, int], str]], tmp_path: Path
+) -> None:
+    """compiler.prefix_query keeps the compiled regex query of a prefix (0.3 ms of
+    `con*`'s 3.5 at 48,000 pages) for the schema it was built for, and the searches it
+    answers are the same each time."""
+    engine, _indexed = library
+    schema = engine._schema  # type: ignore[attr-defined]
+    first = compiler.prefix_query(schema, "content", "con")
+    assert compiler.prefix_query(schema, "content", "con") is first
+    assert compiler.prefix_query(schema, "content", "conb") is not first
+    other = open_engine(index_settings(tmp_path, "tantivy"))
+    try:
+        assert compiler.prefix_query(other._schema, "content", "con") is not first  # type: ignore[attr-defined]
+    finally:
+        other.close()
+    assert engine.ranked(Prefix("con"), 5) == engine.ranked(Prefix("con"), 5)

@@ -10,6 +10,8 @@ that share its first two letters) add their BM25 scores.
 from __future__ import annotations
 
 import heapq
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -128,7 +130,7 @@ class _Compiler:
         if isinstance(node, pq.Term):
             return Query.term_query(schema, field, node.text)
         if isinstance(node, pq.Prefix):
-            query = Query.regex_query(schema, field, f"{node.text}.*")  # the prefix is \w+ only
+            query = prefix_query(schema, field, node.text)
             if self.expand is None:
                 return query
             words = self.expand(node.text, EXPANSIONS_READ)
@@ -199,8 +201,31 @@ def broad_prefix(
     commonest = heapq.nlargest(SCORED_EXPANSIONS, words, key=itemgetter(1))
     compiler = _Compiler(schema, {"content": 1.0}, True, expand)
     scored = compiler.scored("content", [word for word, _ in commonest])
-    matching = Query.regex_query(schema, "content", f"{node.text}.*")
+    matching = prefix_query(schema, "content", node.text)
     return _boosted(scored, node.boost), matching
+
+
+def prefix_query(schema: tantivy.Schema, field: str, prefix: str) -> Query:
+    """The words of `field` starting with `prefix` (\\w+ only, so no regex syntax), as a
+    regex query kept for the next query (a query holds no index state): compiling
+    `con.*` took 0.3-0.5 ms of `con*`'s 3.5 at 48,000 pages."""
+    key = (field, prefix)
+    with _PREFIX_LOCK:  # searches of several threads
+        kept = _PREFIX_QUERIES.get(key)
+        if kept is not None and kept[0] is schema:
+            _PREFIX_QUERIES.move_to_end(key)
+            return kept[1]
+    query = Query.regex_query(schema, field, f"{prefix}.*")
+    with _PREFIX_LOCK:
+        _PREFIX_QUERIES[key] = (schema, query)
+        if len(_PREFIX_QUERIES) > PREFIX_QUERIES_KEPT:
+            _PREFIX_QUERIES.popitem(last=False)
+    return query
+
+
+PREFIX_QUERIES_KEPT = 256
+_PREFIX_QUERIES: OrderedDict[tuple[str, str], tuple[tantivy.Schema, Query]] = OrderedDict()
+_PREFIX_LOCK = threading.Lock()
 
 
 def _boosted(query: Query, boost: float) -> Query:
