@@ -230,3 +230,33 @@ def test_the_vocabulary_path_needs_no_file(tmp_path: Path) -> None:
         assert got.total == want.total == 0  # type: ignore[attr-defined]
     finally:
         engine.close()
+
+
+def test_the_benchmark_checks_and_times_the_typos(tmp_path: Path) -> None:
+    """`python -m benchmarks.typos ROOT` on a small index: every typo's words and ranking
+    the same both ways, and a row per timed typo."""
+    import subprocess
+    import sys
+
+    (tmp_path / "files").mkdir()
+    engine = open_engine(index_settings(tmp_path / "index", "tantivy"))
+    rng = random.Random(11)
+    words = ["hyphenation", "document", "example", "integral", "boundingbox", "margins"]
+    pages = [" ".join(rng.choices(words + SYLLABLES, k=40)) for _ in range(30)]
+    record = FileRecord("d.pdf", "d", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
+    with engine.writer(timeout=1) as writer:
+        writer.add_file(record, pages, [index_text(p) for p in pages])
+    engine.close()
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.typos", str(tmp_path), "--typos", "40"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    row = next(line for line in out.splitlines() if line.startswith("| narrowed by pairs ("))
+    assert row.split("|")[3].strip() == "0", out  # answers that differ from the scan
+    assert " 0 differ (total, pages or scores)" in out, out
+    assert out.count("~2` |") == 5, out
