@@ -64,7 +64,7 @@ def main() -> None:
         (
             "typo `hypenaton~2`",
             lambda: ranked_search(index.engine, "hypenaton~2", limit=10),
-            lambda: replaced(index.engine, "_typos", lambda _searcher: lambda _w, _d: None),
+            lambda: replaced(index.engine, "_typos", lambda *_args: lambda _w, _d: None),
         ),
     ]
     index.engine.similar_terms("hyphenation", 1)  # the vocabulary a lasting process reads

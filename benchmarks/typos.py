@@ -102,7 +102,7 @@ def main() -> None:
     engine._vocabulary.get(searcher, engine._generation())  # type: ignore[attr-defined]
     typos = engine._typos  # type: ignore[attr-defined]
 
-    def automaton(_searcher: object) -> object:
+    def automaton(_searcher: object, _generation: int) -> object:
         return lambda _word, _distance: None
 
     def ranked(query: Fuzzy, with_words: bool) -> object:

@@ -122,7 +122,7 @@ def ranked_both_ways(engine: Engine, query: Fuzzy, limit: int) -> tuple[object, 
     engine._vocabulary.get(searcher, generation)  # type: ignore[attr-defined]
     with_words = engine.ranked(query, limit)
     typos = engine._typos  # type: ignore[attr-defined]
-    engine._typos = lambda _searcher: lambda _word, _distance: None  # type: ignore[attr-defined]
+    engine._typos = lambda *_args: lambda _word, _distance: None  # type: ignore[attr-defined]
     try:
         with_automaton = engine.ranked(query, limit)
     finally:

@@ -279,9 +279,12 @@ class TantivyEngine(OneFolder):
         slug: str | None = None,
         pages: tuple[int, int] | None = None,
     ) -> RankedPages:
+        # The generation before the searcher: a commit in between leaves what is kept
+        # for the words under the generation before it, read again on the next call.
+        generation = self._generation()
         searcher = self._searcher()
         expand = self._expander(searcher)
-        typos = self._typos(searcher)
+        typos = self._typos(searcher, generation)
         parts = None if slug or pages else broad_prefix(query, self._schema, expand)
         result = searcher.search(parts[0], limit=limit, count=False) if parts else None
         # Fewer hits than asked for: pages the prefix's unscored words hold (at 0) are
@@ -342,13 +345,12 @@ class TantivyEngine(OneFolder):
 
         return expand
 
-    def _typos(self, searcher: tantivy.Searcher) -> Typos:
+    def _typos(self, searcher: tantivy.Searcher, generation: int) -> Typos:
         """A typo's words, from the vocabulary once it is read for this commit: Tantivy's
         automaton over each segment's words took `hypenaton~2` 8.9 ms at 48,000 pages
         (5 segments) and 30 at a million (13), the vocabulary ~1.3 ms. Until then (a
         lasting process reads it in a thread after the first typo of each commit; a
         one-shot one never) None: the automaton matches."""
-        generation = self._generation()
         found: dict[tuple[str, int], list[str] | None] = {}  # the query and its marks ask
 
         def typos(word: str, distance: int) -> list[str] | None:
