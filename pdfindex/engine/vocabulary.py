@@ -189,7 +189,7 @@ class WordPairs:
         first = np.append(True, keys[1:] != keys[:-1])[: len(keys)]
         self._pair_starts = np.append(np.flatnonzero(first), len(keys))
         self._pairs = keys[first]
-        self._distinct = np.bincount(self._owners, minlength=count).astype(np.int16)
+        self._distinct = np.bincount(self._owners, minlength=count).astype(np.int32)
 
     def near(self, word: str, maxdist: int, shortest: int, longest: int) -> list[str] | None:
         """The words of `shortest` to `longest` characters holding enough of `word`'s
