@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 ENVELOPE = 1_000  # characters kept for the keys around the items a tool pages through
+WHOLE_UP_TO = 500  # items of a list measured at once by `fit`
 CUT_NOTE = " [… cut at {limit} characters: {hint}]"
 
 
@@ -33,6 +34,12 @@ def items_budget(total: int) -> int:
 def fit(items: list[Any], budget: int) -> tuple[list[Any], bool]:
     """The longest prefix of `items` within `budget` characters (at least one item,
     cut if it alone is too big), and whether anything was left out."""
+    # Most lists fit whole: one serialisation of a short list says so (its brackets and
+    # commas are the items' separators), where one per item took a regex's 76 matches
+    # 0.9 ms of `search_in_file`'s 5.5. A long one is measured item by item, up to the
+    # budget only.
+    if len(items) <= WHOLE_UP_TO and len(serialise(items)) - 1 <= budget:
+        return list(items), False
     kept: list[Any] = []
     used = 0
     for item in items:
