@@ -320,3 +320,34 @@ def test_settings_flags_before_the_command_s_name(root: Path, watching: Path) ->
     refused = _cli(root, "--json", "x", "search", "fox")
     assert refused.returncode == 2
     assert "No such option" in refused.stderr
+
+
+def test_a_watcher_stopped_as_soon_as_it_says_it_watches_ends(tmp_path: Path) -> None:
+    """SIGTERM the moment `pdfindex watch` says it watches (as a service manager or a
+    script may) ends it. The system may hand the signal to any thread; Python runs its
+    handler in the main thread, which slept an hour at a time: the watcher went on for
+    that hour (seen once in a full run; before the fix, this test's first or second try
+    hung)."""
+    root = tmp_path
+    (root / "files").mkdir()
+    pdfgen.write_pdf(root / "files" / "fox.pdf", ["A fox."])
+    assert _cli(root, "reindex").returncode == 0
+    for attempt in range(6):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pdfindex", "--root", str(root), "watch"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=_environment(),
+        )
+        assert process.stderr is not None
+        assert b"watching" in process.stderr.readline()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=60)
+            raise AssertionError(f"pdfindex watch did not end (try {attempt + 1})") from None
+        finally:
+            process.stderr.close()

@@ -128,20 +128,25 @@ def watch(ctx: click.Context) -> None:
 
     import signal
 
-    signal.signal(signal.SIGTERM, terminate)
-    live = index.live(on_summary=show, on_step=step).start()
     from pdfindex.cli.resident import ResidentSearch
 
+    live = index.live(on_summary=show, on_step=step)
     resident = ResidentSearch(index, search)  # `pdfindex search` answered from here
-    answering = resident.start()
-    click.echo(
-        f"watching {settings.files_dir} (Ctrl-C to stop)"
-        + ("; answering `pdfindex search`" if answering else ""),
-        err=True,
-    )
+    # Every start inside the try, so that a SIGTERM at any point stops what started.
+    signal.signal(signal.SIGTERM, terminate)
     try:
+        live.start()
+        answering = resident.start()
+        click.echo(
+            f"watching {settings.files_dir} (Ctrl-C to stop)"
+            + ("; answering `pdfindex search`" if answering else ""),
+            err=True,
+        )
         while True:
-            time.sleep(3600)
+            # A short sleep: a signal the system hands to another thread (the watcher's,
+            # the index's) is run here only when this sleep ends; an hour's made a
+            # SIGTERM wait an hour.
+            time.sleep(1)
     except KeyboardInterrupt:
         pass
     finally:

@@ -120,8 +120,8 @@ class LiveIndex:
 
     def start(self) -> LiveIndex:
         pool = self.indexer.new_pool()
+        self.indexer.shared_pool = pool  # before its workers start: close() stops them
         pool.warm()  # a landed file is extracted without waiting for a worker to start
-        self.indexer.shared_pool = pool
         self._thread = threading.Thread(target=self._run, name="pdfindex-writer", daemon=True)
         self._thread.start()
         if self.watch:
