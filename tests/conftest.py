@@ -69,6 +69,7 @@ ONE_PASS = {
     "test_phrase_pairs.py",  # Tantivy's pair field, opened by name
     "test_tantivy_queries.py",  # Tantivy's compiled queries, opened by name
     "test_typo_words.py",  # the vocabulary, and Tantivy's typos, opened by name
+    "test_places.py",  # Tantivy's places, opened by name
     "test_budget_fit.py",  # answer sizes, before any engine
     "test_textmatch.py",
     "test_text.py",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import NamedTuple, Protocol
 
@@ -93,6 +93,11 @@ class EngineWriter(Protocol):
 
     def remove_file(self, path: str) -> None:
         """A file's record, pages and elements."""
+        ...
+
+    def will_add(self, paths: Iterable[str]) -> None:
+        """The files this run is about to add or replace, over one commit or several: an
+        engine that keeps the files' order (Tantivy's places) spreads the new ones now."""
         ...
 
     def replace_record(self, record: FileRecord) -> None:
@@ -261,6 +266,9 @@ class OneFolder:
 
 class OneFolderWriter:
     """The shared-library part of EngineWriter for an index in a folder of its own."""
+
+    def will_add(self, paths: Iterable[str]) -> None:
+        """Nothing to plan, unless the engine's writer says otherwise."""
 
     def claim_source(
         self, source: str, host: str, folder: str, take_over: bool = False

@@ -146,6 +146,7 @@ class Indexer:
                     freed = {r.slug for p, r in previous.items() if p not in disk}
                     taken = TakenSlugs(self.engine, set(slugs.values()), freed)
                 jobs = self._apply_cheap_changes(writer, disk, catalog, slugs, summary, taken)
+                writer.will_add(job.file.path for job in jobs)  # before any is written
                 counter = PassProgress(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval, yield_to)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import psycopg
@@ -45,6 +45,9 @@ class PostgresWriter:
         # file: 40,000 files at a million pages), handed to the vocabulary at finish.
         self._added: Counter[str] = Counter()
         self._grams = grams.exists(connection)  # a database not yet given the table: none
+
+    def will_add(self, paths: Iterable[str]) -> None:
+        """Nothing to plan: pages are read in path order from the pages table's key."""
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self._connection.execute(sql, params)  # type: ignore[arg-type]

@@ -31,9 +31,10 @@ from pdfindex.text.words import RUST_WORD_PATTERN
 # and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
 # pages' line counts (a regex reads only the pages it can match); 6: each Chinese or
 # Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN); 7: the page's character
-# trigrams (pdfindex.text.substrings), for exact search; 8: adjacent word pairs, for phrases.
+# trigrams (pdfindex.text.substrings), for exact search; 8: adjacent word pairs, for phrases;
+# 9: each file's place in path order (pdfindex.engine.tantivy.places).
 # An older index is started empty and refilled from the extraction cache.
-FORMAT_VERSION = 8
+FORMAT_VERSION = 9
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
@@ -44,6 +45,9 @@ GRAM_FIELD = "grams"  # the page's plain form cut in character n-grams: exact se
 CHUNK_FIELD = "chunks"
 CHUNK_TOKENIZER = "pdfindex_chunks"
 ORDER_FIELD = "order"  # "<path>\0<page>": candidates come in (path, page) order from it
+# The same order as an integer (pdfindex.engine.tantivy.places), on pages and catalog
+# records: ordering by it is cheap; ORDER_FIELD is for an index where a file has no place.
+PLACE_FIELD = "place"
 # Two adjacent words as one term ("of the") where one of them is short (SHORT characters
 # or fewer, as the commonest words are in the languages of the corpus; a Chinese or Japanese
 # character is one): a phrase then reads the pages holding its pairs, not the positions of
@@ -109,6 +113,7 @@ def make_schema() -> tantivy.Schema:
     builder.add_text_field(CHUNK_FIELD, tokenizer_name=CHUNK_TOKENIZER, index_option="position")
     builder.add_text_field(PAIR_FIELD, tokenizer_name=PAIR_TOKENIZER, index_option="freq")
     builder.add_text_field(ORDER_FIELD, tokenizer_name="raw", fast=True, index_option="basic")
+    builder.add_integer_field(PLACE_FIELD, indexed=True, fast=True)
     builder.add_bytes_field("text", stored=True)  # the page text as extracted (UTF-8)
     builder.add_bytes_field("record", stored=True)  # catalog record or element, as JSON
     builder.add_text_field("etype", **raw)
