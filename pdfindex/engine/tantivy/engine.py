@@ -227,7 +227,8 @@ class TantivyEngine(OneFolder):
             # (a regex in a 1,321-page manual: 4 searches, now 3).
             if one_file or few_pages(searcher, query, pieces or [], whole=not path):
                 query, stricter = stricter, None
-        files = self._files.get(searcher, self._generation())
+        generation = self._generation()
+        files = self._files.get(searcher, generation)
 
         def keep(page_path: str) -> bool:
             return not path or not path.endswith("/") or page_path.startswith(path)
@@ -257,7 +258,7 @@ class TantivyEngine(OneFolder):
         if one_file:
             by = "page"
         else:
-            by = PLACE_FIELD if self._placed.get(searcher, self._generation()) else ORDER_FIELD
+            by = PLACE_FIELD if self._placed.get(searcher, generation) else ORDER_FIELD
         refs = OrderedRefs(searcher, query, files, keep, by, stricter)
         return TantivyCandidates(self, searcher, refs)
 
