@@ -174,3 +174,32 @@ def test_a_rebuild_places_every_file_again(tmp_path: Path, monkeypatch: pytest.M
     assert engine._placed.get(engine._searcher(), engine.generation())  # type: ignore[attr-defined]
     found, _ = exact_search(engine, "note that", limit=100, context_length=0)
     assert [m.path for m in found] == sorted(paths)
+
+
+def test_a_process_reads_the_ranks_once_until_another_commits(tmp_path: Path) -> None:
+    """The ranks a commit left are the next session's, unless another process (here a
+    second engine on the same folder) committed in between: then they are read again,
+    and every place still rises with the paths."""
+    first = open_engine(index_settings(tmp_path, "tantivy"))
+    other = open_engine(index_settings(tmp_path, "tantivy"))
+    reads: list[int] = []
+    read = first._read_places  # type: ignore[attr-defined]
+    first._read_places = lambda: reads.append(1) or read()  # type: ignore[attr-defined]
+
+    def add(engine: object, path: str) -> None:
+        with engine.writer(timeout=5) as writer:  # type: ignore[attr-defined]
+            writer.add_file(record(path, 1), ["note that"], ["note that"])
+
+    add(first, "m.pdf")
+    add(first, "c.pdf")
+    add(first, "x.pdf")
+    assert len(reads) == 1
+    add(other, "d.pdf")  # between c and m, placed by the other process
+    add(first, "e.pdf")  # between d and m: read again, so it knows d
+    assert len(reads) == 2
+    found, _ = exact_search(first, "note that", limit=100, context_length=0)  # type: ignore[arg-type]
+    assert [m.path for m in found] == ["c.pdf", "d.pdf", "e.pdf", "m.pdf", "x.pdf"]
+    searcher = first._searcher()  # type: ignore[attr-defined]
+    assert first._placed.get(searcher, first.generation())  # type: ignore[attr-defined]
+    ranks = dict(read())
+    assert [ranks[p] for p in sorted(ranks)] == sorted(set(ranks.values()))  # strictly

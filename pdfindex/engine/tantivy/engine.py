@@ -84,6 +84,8 @@ class TantivyEngine(OneFolder):
         # Whether every file has a place (pdfindex.engine.tantivy.places), per generation
         self._placed = GenerationCache(self._read_placed)
         self._planned: dict[str, int] = {}  # ranks a build planned, for its later commits
+        # (generation, the ranks) as this process's last commit left them
+        self._kept_places: tuple[int, tuple[list[str], list[int]]] | None = None
         self._catalog = CatalogCache(self._read_catalog)
         # (generation, prefix, most) -> the words a prefix expands to, for ranking
         self._expansions: dict[tuple[int, str, int], list[tuple[str, int]]] = {}
@@ -496,7 +498,12 @@ class TantivyEngine(OneFolder):
     @contextmanager
     def _write(self, timeout: float, clear: bool) -> Iterator[TantivyWriter]:
         raw = self._open_writer(timeout)
-        places = PlaceSession(self._planned, self._read_places, self._read_place, empty=clear)
+        kept, self._kept_places = self._kept_places, None
+        known = kept[1] if kept is not None and kept[0] == self._generation() else None
+        places = PlaceSession(
+            self._planned, self._read_places, self._read_place, empty=clear, known=known
+        )
+        committed = False
         wrapped = TantivyWriter(raw, places)
         try:
             if clear:
@@ -506,6 +513,7 @@ class TantivyEngine(OneFolder):
             if wrapped.changed:
                 wrapped.add_records()
                 raw.commit()
+                committed = True
                 self._commits += 1
             else:
                 raw.rollback()
@@ -518,6 +526,9 @@ class TantivyEngine(OneFolder):
             raise
         finally:
             raw.wait_merging_threads()  # releases the writer lock
+            leaves = places.known()
+            if committed and leaves is not None:  # the next session's, unless another commits
+                self._kept_places = (self._generation(), leaves)
 
     def _open_writer(self, timeout: float) -> tantivy.IndexWriter:
         """The writer; another process's lock is waited for, up to `timeout` seconds."""

@@ -49,14 +49,19 @@ class PlaceSession:
         read_all: Callable[[], list[tuple[str, int]]],
         read_one: Callable[[str], int | None],
         empty: bool = False,
+        known: tuple[list[str], list[int]] | None = None,
     ) -> None:
         """`read_all`: every committed (path, rank), sorted by path; `read_one`: one
-        path's committed rank or None. `empty`: the index is being cleared."""
+        path's committed rank or None. `empty`: the index is being cleared. `known`: the
+        committed ranks as an earlier session of this process left them (`known()`),
+        when nobody has committed since."""
         self._planned = planned
         self._read_all = read_all
         self._read_one = read_one
         self._paths: list[str] | None = [] if empty else None
         self._ranks: list[int] = []
+        if known is not None and not empty:
+            self._paths, self._ranks = list(known[0]), list(known[1])
         self._gone: set[str] = set()  # removed in this session, before the ranks were read
 
     def _load(self) -> tuple[list[str], list[int]]:
@@ -112,6 +117,12 @@ class PlaceSession:
         known.insert(at, path)
         ranks.insert(at, rank)
         return rank
+
+    def known(self) -> tuple[list[str], list[int]] | None:
+        """The ranks as this session leaves them, once read: after its commit, the next
+        session's committed ranks (reading them took a million pages' one-file commit
+        0.1 s of its 0.125)."""
+        return None if self._paths is None else (self._paths, self._ranks)
 
     def forget(self, path: str) -> None:
         """`path` was removed: its rank is free."""
