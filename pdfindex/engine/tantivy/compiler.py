@@ -9,13 +9,11 @@ that share its first two letters) add their BM25 scores.
 
 from __future__ import annotations
 
-import heapq
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
-from operator import itemgetter
 
 import tantivy
 from tantivy import Occur, Query
@@ -27,6 +25,7 @@ from pdfindex.engine.vocabulary import within
 # field -> boost: a word may match in any of these fields (element captions weigh double)
 Fields = dict[str, float]
 # The index words starting with a prefix and how many pages hold each, commonest first.
+# The index words starting with a prefix, at most so many, commonest first: (word, pages)
 Expand = Callable[[str, int], list[tuple[str, int]]]
 # The index words within some edits of a word, or None where they are not at hand.
 Typos = Callable[[str, int], list[str] | None]
@@ -136,7 +135,7 @@ class _Compiler:
             words = self.expand(node.text, EXPANSIONS_READ)
             if len(words) <= SCORED_EXPANSIONS:  # all of them: the words are the query
                 return self.scored(field, [word for word, _ in words])
-            commonest = heapq.nlargest(SCORED_EXPANSIONS, words, key=itemgetter(1))
+            commonest = words[:SCORED_EXPANSIONS]
             return self.scored(field, [word for word, _ in commonest], matching=query)
         if isinstance(node, pq.Phrase):
             return self.phrase(node, field)
@@ -198,7 +197,7 @@ def broad_prefix(
     words = expand(node.text, EXPANSIONS_READ)
     if len(words) <= SCORED_EXPANSIONS:
         return None
-    commonest = heapq.nlargest(SCORED_EXPANSIONS, words, key=itemgetter(1))
+    commonest = words[:SCORED_EXPANSIONS]
     compiler = _Compiler(schema, {"content": 1.0}, True, expand)
     scored = compiler.scored("content", [word for word, _ in commonest])
     matching = prefix_query(schema, "content", node.text)
