@@ -504,7 +504,7 @@ class TantivyEngine(OneFolder):
         places = PlaceSession(
             self._planned, self._read_places, self._read_place, empty=clear, known=known
         )
-        committed = False
+        committed = -1  # the generation this session's commit made
         wrapped = TantivyWriter(raw, places)
         try:
             if clear:
@@ -514,8 +514,8 @@ class TantivyEngine(OneFolder):
             if wrapped.changed:
                 wrapped.add_records()
                 raw.commit()
-                committed = True
                 self._commits += 1
+                committed = self._generation()  # under the lock: nobody else's commit
             else:
                 raw.rollback()
         except BaseException as exc:
@@ -527,9 +527,11 @@ class TantivyEngine(OneFolder):
             raise
         finally:
             raw.wait_merging_threads()  # releases the writer lock
+            # The ranks are the next session's, unless another commit (or a merge, which
+            # moves the generation too) comes between.
             leaves = places.known()
-            if committed and leaves is not None:  # the next session's, unless another commits
-                self._kept_places = (self._generation(), leaves)
+            if committed >= 0 and leaves is not None:
+                self._kept_places = (committed, leaves)
 
     def _open_writer(self, timeout: float) -> tantivy.IndexWriter:
         """The writer; another process's lock is waited for, up to `timeout` seconds."""
