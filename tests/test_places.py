@@ -87,6 +87,21 @@ def test_a_plan_spreads_a_build_evenly_whatever_order_it_adds_in() -> None:
     assert session.rank("f00001a.pdf") - ranks["f00001.pdf"] > 1 << 20
 
 
+def test_ranks_that_do_not_rise_place_no_new_file() -> None:
+    """Committed ranks out of the paths' order (a damaged index) cannot order a new file:
+    it gets no place, so readers order by the text key; nothing is planned among them."""
+    committed = {"a.pdf": 30, "b.pdf": 10, "c.pdf": 50}
+    planned: dict[str, int] = {}
+    session = PlaceSession(planned, lambda: sorted(committed.items()), committed.get)
+    session.plan(["ab.pdf", "d.pdf"])
+    assert planned == {}
+    assert session.rank("d.pdf") == UNPLACED
+    assert session.rank("b.pdf") == 10  # a file rewritten keeps what it has
+    assert session.known() is None  # not handed to the next session
+    healthy = PlaceSession({}, lambda: [("a.pdf", 10), ("c.pdf", 50)], lambda path: None)
+    assert 10 < healthy.rank("b.pdf") < 50
+
+
 def record(path: str, pages: int) -> FileRecord:
     slug = path.removesuffix(".pdf").replace("/", "-")
     return FileRecord(path, slug, "t", pages, 1, 0.0, "0", "ok", None, 0.0, "x")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable
+from itertools import pairwise
 
 PAGE_BITS = 24  # a page number below 2**24 (16,777,216 pages per file)
 END = 1 << (63 - PAGE_BITS)  # ranks lie strictly between 0 and END
@@ -63,22 +64,23 @@ class PlaceSession:
         if known is not None and not empty:
             self._paths, self._ranks = list(known[0]), list(known[1])
         self._gone: set[str] = set()  # removed in this session, before the ranks were read
+        self._broken = False  # the committed ranks do not rise with the paths
 
     def _load(self) -> tuple[list[str], list[int]]:
         if self._paths is None:
             pairs = [(p, r) for p, r in self._read_all() if p not in self._gone and r > 0]
-            paths, ranks = [p for p, _ in pairs], [r for _, r in pairs]
-            # Ranks that do not rise with the paths (a damaged index) are left out, so
-            # that every rank given from them rises too.
-            kept = _rising(ranks)
-            self._paths = [paths[i] for i in kept]
-            self._ranks = [ranks[i] for i in kept]
+            self._paths, self._ranks = [p for p, _ in pairs], [r for _, r in pairs]
+            # Ranks that do not rise with the paths (a damaged index) order nothing: a
+            # new file then gets no place, and readers order by the text key.
+            self._broken = any(a >= b for a, b in pairwise(self._ranks))
         return self._paths, self._ranks
 
     def plan(self, paths: Iterable[str]) -> None:
         """Spread the ranks of the new files among `paths` evenly over the gaps they fall
         in, for when they are added (in any order, over several commits)."""
         known, ranks = self._load()
+        if self._broken:
+            return
         fresh = sorted({p for p in paths if p not in self._planned} - set(known))
         gaps: dict[int, list[str]] = {}
         for path in fresh:
@@ -103,6 +105,8 @@ class PlaceSession:
         at = bisect.bisect_left(known, path)
         if at < len(known) and known[at] == path:
             return ranks[at]
+        if self._broken:
+            return UNPLACED
         low = ranks[at - 1] if at else 0
         high = ranks[at] if at < len(ranks) else END
         planned = self._planned.pop(path, None)
@@ -122,7 +126,7 @@ class PlaceSession:
         """The ranks as this session leaves them, once read: after its commit, the next
         session's committed ranks (reading them took a million pages' one-file commit
         0.1 s of its 0.125)."""
-        return None if self._paths is None else (self._paths, self._ranks)
+        return None if self._paths is None or self._broken else (self._paths, self._ranks)
 
     def forget(self, path: str) -> None:
         """`path` was removed: its rank is free."""
@@ -133,25 +137,3 @@ class PlaceSession:
         at = bisect.bisect_left(self._paths, path)
         if at < len(self._paths) and self._paths[at] == path:
             del self._paths[at], self._ranks[at]
-
-
-def _rising(ranks: list[int]) -> list[int]:
-    """Indexes of a longest strictly rising run of `ranks` (patience sorting)."""
-    tails: list[int] = []  # tails[k]: index ending the best run of length k + 1
-    lowest: list[int] = []  # ranks[tails[k]]
-    before: list[int] = [-1] * len(ranks)
-    for i, rank in enumerate(ranks):
-        k = bisect.bisect_left(lowest, rank)
-        if k:
-            before[i] = tails[k - 1]
-        if k == len(tails):
-            tails.append(i)
-            lowest.append(rank)
-        else:
-            tails[k], lowest[k] = i, rank
-    run: list[int] = []
-    i = tails[-1] if tails else -1
-    while i >= 0:
-        run.append(i)
-        i = before[i]
-    return run[::-1]
