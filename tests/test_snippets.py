@@ -21,6 +21,7 @@ from pdfindex.search.snippets import (
     Unit,
     _casefolded,
     _scanned,
+    _shared_lead,
     _terms_pattern,
     best_window,
     flattened,
@@ -231,6 +232,37 @@ def test_term_units_equal_the_regex_with_word_boundaries(
     longer word then left out (issue 30): the same units as the one regex with them."""
     flat = " ".join("".join(word + gap for word, gap in pieces).split())
     wanted = tuple(sorted(terms, key=len, reverse=True))
+    pattern, _bare, _whole = _terms_pattern(wanted)
+    folded = flat.casefold() if len(flat.casefold()) == len(flat) else flat.lower()
+    expected = [(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]
+    assert [tuple(unit) for unit in term_units(flat, terms)] == expected
+
+
+LEAD_ENDS = ["", "n", "nt", "ns", "é", "ß", "_1", "42", "nstant", "ntext", "日"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    pieces=st.lists(
+        st.tuples(
+            st.sampled_from(["co", "xco", "cо", "c", "Co", "CO", "coco", "日co"]),
+            st.sampled_from(LEAD_ENDS),
+            st.sampled_from(["", " ", "-", "\n", "é", "日"]),
+        ),
+        max_size=40,
+    ),
+    ends=st.sets(st.sampled_from(LEAD_ENDS + ["ncat", "nstan", "x"]), min_size=8, max_size=12),
+)
+def test_a_prefix_s_words_are_found_as_the_regex_of_them_all_finds_them(
+    pieces: list[tuple[str, str, str]], ends: set[str]
+) -> None:
+    """Many terms of one lead (a prefix's words) are found by the regex of a word so led,
+    kept where the word is a term (snippets._shared_lead): the units of the alternation of
+    them all with word boundaries."""
+    flat = " ".join("".join(lead + end + gap for lead, end, gap in pieces).split())
+    terms = {"co" + end for end in ends}
+    wanted = tuple(sorted(terms, key=len, reverse=True))
+    assert _shared_lead(wanted) is not None
     pattern, _bare, _whole = _terms_pattern(wanted)
     folded = flat.casefold() if len(flat.casefold()) == len(flat) else flat.lower()
     expected = [(m.start(), m.end(), m.group()) for m in pattern.finditer(folded)]

@@ -154,12 +154,67 @@ def test_a_prefix_s_regex_is_compiled_once_per_schema(
     answers are the same each time."""
     engine, _indexed = library
     schema = engine._schema  # type: ignore[attr-defined]
-    first = compiler.prefix_query(schema, "content", "con")
-    assert compiler.prefix_query(schema, "content", "con") is first
-    assert compiler.prefix_query(schema, "content", "conb") is not first
+    first = compiler.prefix_query(schema, "content", "conb")
+    assert compiler.prefix_query(schema, "content", "conb") is first
+    assert compiler.prefix_query(schema, "content", "conc") is not first
     other = open_engine(index_settings(tmp_path, "tantivy"))
     try:
-        assert compiler.prefix_query(other._schema, "content", "con") is not first  # type: ignore[attr-defined]
+        assert compiler.prefix_query(other._schema, "content", "conb") is not first  # type: ignore[attr-defined]
     finally:
         other.close()
-    assert engine.ranked(Prefix("con"), 5) == engine.ranked(Prefix("con"), 5)
+    assert engine.ranked(Prefix("conb"), 5) == engine.ranked(Prefix("conb"), 5)
+
+
+UNICODE_WORDS = (
+    "con constant co c café cafés ça ÇA straße strasse éclair 安定版 安 x1 x_y 2024 z".split()
+)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, dict[tuple[str, int], str]]:
+    """Pages of words of 1 to 8 characters, accented, casefolded to other lengths (ß), CJK,
+    digits: the head field's terms against a scan."""
+    rng = random.Random(11)
+    folder: Path = tmp_path_factory.mktemp("heads")
+    engine = open_engine(index_settings(folder, "tantivy"))
+    indexed: dict[tuple[str, int], str] = {}
+    with engine.writer(timeout=1) as writer:
+        for n in range(12):
+            pages = [
+                " ".join(rng.choices(UNICODE_WORDS + OTHER, k=rng.randint(0, 12)))
+                for _ in range(rng.randint(1, 5))
+            ]
+            path = f"m{n:02d}.pdf"
+            record = FileRecord(path, f"m{n:02d}", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
+            texts = [index_text(p) for p in pages]
+            writer.add_file(record, pages, texts)
+            indexed.update({(path, number): text for number, text in enumerate(texts, 1)})
+        writer.remove_file("m03.pdf")  # deleted pages are not counted
+    indexed = {key: text for key, text in indexed.items() if key[0] != "m03.pdf"}
+    yield engine, indexed
+    engine.close()
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    ["c", "co", "con", "cons", "ca", "ç", "st", "str", "stra", "é", "安", "x", "x_", "2", "t", "q"],
+)
+def test_a_short_prefix_counts_its_pages_from_one_head_term(
+    mixed: tuple[Engine, dict[tuple[str, int], str]], prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prefix of HEAD characters or fewer matches the pages of one term of the head
+    field (schema.HEAD_FIELD): the pages a scan of the words finds, and those the regex
+    over the words matched, alone and inside a boolean query."""
+    engine, indexed = mixed
+    scan = {k for k, text in indexed.items() if any(w.startswith(prefix) for w in words(text))}
+    alone = engine.ranked(Prefix(prefix), 1000)
+    both = engine.ranked(And((Prefix(prefix), Term("the"))), 1000)
+    assert alone.total == len(scan)
+    assert {(h.path, h.page) for h in alone.hits} == scan
+    monkeypatch.setattr(compiler, "HEAD", 0)  # every prefix by the regex over the words
+    for got, query in ((alone, Prefix(prefix)), (both, And((Prefix(prefix), Term("the"))))):
+        want = engine.ranked(query, 1000)
+        assert got.total == want.total
+        assert [(h.path, h.page, h.score) for h in got.hits] == [
+            (h.path, h.page, h.score) for h in want.hits
+        ]

@@ -37,6 +37,7 @@ from pdfindex.engine.tantivy.schema import (
     ELEMENT,
     FILE,
     GRAM_FIELD,
+    HEAD_FIELD,
     ORDER_FIELD,
     PAGE,
     PAIR_FIELD,
@@ -45,9 +46,9 @@ from pdfindex.engine.tantivy.schema import (
     STEMMER,
     open_or_create,
     order_key,
+    pairs_and_heads,
     path_id,
     stem,
-    word_pairs,
 )
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
@@ -696,7 +697,9 @@ class TantivyWriter(OneFolderWriter):
             fields = {"page": number, "content": indexed, STEM_FIELD: indexed}
             fields[PLACE_FIELD] = place(rank, number)
             document = self._document(PAGE, record, **fields, text=text.encode())
-            document.add_text(PAIR_FIELD, word_pairs(indexed.casefold()))
+            pairs, heads = pairs_and_heads(indexed.casefold())
+            document.add_text(PAIR_FIELD, pairs)
+            document.add_text(HEAD_FIELD, heads)
             plain = plain_form(text)
             document.add_text(GRAM_FIELD, plain)
             document.add_text(CHUNK_FIELD, plain)

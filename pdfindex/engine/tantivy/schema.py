@@ -32,9 +32,10 @@ from pdfindex.text.words import RUST_WORD_PATTERN
 # pages' line counts (a regex reads only the pages it can match); 6: each Chinese or
 # Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN); 7: the page's character
 # trigrams (pdfindex.text.substrings), for exact search; 8: adjacent word pairs, for phrases;
-# 9: each file's place in path order (pdfindex.engine.tantivy.places).
+# 9: each file's place in path order (pdfindex.engine.tantivy.places); 10: the heads of
+# each page's words, to count a short prefix's pages.
 # An older index is started empty and refilled from the extraction cache.
-FORMAT_VERSION = 9
+FORMAT_VERSION = 10
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
@@ -59,6 +60,11 @@ PAIR_FIELD = "pairs"
 PAIR_TOKENIZER = "pdfindex_pairs"
 SHORT = 3
 PAIRED = {"content": PAIR_FIELD}  # a field whose pairs are indexed -> where
+# The first 1, 2 and 3 characters of each word of the page, once each, one term each: the
+# pages a prefix of HEAD characters or fewer matches are one term's (`con*`: 0.9 ms to
+# count from its 1,735 words at 48,000 pages, 0.12 from `con`; +3% of the index).
+HEAD_FIELD = "heads"
+HEAD = 3
 WRITER_LOCK = ".tantivy-writer.lock"  # Tantivy's own: held, no writer can start
 PAGE, FILE, ELEMENT = "page", "file", "element"  # the `kind` of a document
 STEM_FIELD = "stem"  # the page's words by their English (Snowball) stems: ranking only
@@ -78,11 +84,14 @@ def stem(word: str) -> str:
     return found[0] if found else word
 
 
-def word_pairs(text: str) -> str:
-    """The indexed pairs of adjacent words of casefolded `text`, cut as the content field
-    cuts it, one per line: what the pair field holds."""
-    pairs = [indexed_pair(a, b) for a, b in pairwise(WORDS.analyze(text))]
-    return "\n".join([pair for pair in pairs if pair])
+def pairs_and_heads(text: str) -> tuple[str, str]:
+    """What the pair and head fields hold of casefolded `text`, one term per line: its
+    indexed pairs of adjacent words (cut as the content field cuts it) and its words'
+    heads, from one cut of its words."""
+    found = WORDS.analyze(text)
+    pairs = [indexed_pair(a, b) for a, b in pairwise(found)]
+    heads = {word[:length] for word in set(found) for length in range(1, HEAD + 1)}
+    return "\n".join([pair for pair in pairs if pair]), "\n".join(heads)
 
 
 def indexed_pair(first: str, second: str) -> str | None:
@@ -112,6 +121,7 @@ def make_schema() -> tantivy.Schema:
     builder.add_text_field(GRAM_FIELD, tokenizer_name=GRAM_TOKENIZER, index_option="basic")
     builder.add_text_field(CHUNK_FIELD, tokenizer_name=CHUNK_TOKENIZER, index_option="position")
     builder.add_text_field(PAIR_FIELD, tokenizer_name=PAIR_TOKENIZER, index_option="freq")
+    builder.add_text_field(HEAD_FIELD, tokenizer_name=PAIR_TOKENIZER, index_option="basic")
     builder.add_text_field(ORDER_FIELD, tokenizer_name="raw", fast=True, index_option="basic")
     builder.add_integer_field(PLACE_FIELD, indexed=True, fast=True)
     builder.add_bytes_field("text", stored=True)  # the page text as extracted (UTF-8)
