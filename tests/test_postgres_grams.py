@@ -26,7 +26,10 @@ PAGES = {
     "hyphen.pdf": ["The architec-\nture of the\n\n  system is   layered.", "Nothing here."],
     "quotes.pdf": ["it's a \\back slash and 'quoted' text", "Note that this holds."],
     "cjk.pdf": ["クラス\nファイルの説明", "bounding box of a node"],
+    # page 2 holds every trigram of `page margins` but not its bridge `ge ma` (grams.bridges)
+    "decoy.pdf": ["Set the page margins first.", "The page is here. Some margins."],
 }
+PAGE_COUNT = sum(len(pages) for pages in PAGES.values())
 
 
 def _open(root: Path) -> Engine:
@@ -86,6 +89,7 @@ def test_an_absent_string_has_no_candidate_page(engine: Engine) -> None:
         "クラスファイル",  # a line break between two Japanese characters
         "note that",
         "bounding box",
+        "page margins",  # its bridge leaves out the page holding its trigrams apart
     ],
 )
 def test_pieces_edge_cases_match_as_the_brute_force_scan(engine: Engine, query: str) -> None:
@@ -99,9 +103,10 @@ def test_pieces_edge_cases_match_as_the_brute_force_scan(engine: Engine, query: 
 def test_a_database_without_the_table_is_given_one_filled_from_its_pages(
     engine: Engine, tmp_path: Path
 ) -> None:
-    """A format-11 database of before the trigram table: the next open adds it from the
-    pages; a page written meanwhile by a writer that knows no trigrams (another host's
-    older pdfindex: here plain SQL) is a candidate of every query until rewritten."""
+    """A database of this format without the trigram table (as one of before it): the next
+    open adds it from the pages; a page written meanwhile by a writer that knows no
+    trigrams (another host's older pdfindex: here plain SQL) is a candidate of every query
+    until rewritten."""
     url = engine.url  # type: ignore[attr-defined]
     engine.close()
     with psycopg.connect(url, autocommit=True) as connection:
@@ -110,7 +115,7 @@ def test_a_database_without_the_table_is_given_one_filled_from_its_pages(
     reopened = _open(tmp_path)
     try:
         cut = _rows(reopened, f"SELECT count(*), count(grams) FROM {grams.GRAM_TABLE}")[0]
-        assert cut == (6, 6)
+        assert cut == (PAGE_COUNT, PAGE_COUNT)
         assert _found(reopened, "tecture of the sys") == _expected("tecture of the sys")
         assert _candidates(reopened, "qzxv wkjp") == []
         with psycopg.connect(url, autocommit=True) as connection:
@@ -122,7 +127,7 @@ def test_a_database_without_the_table_is_given_one_filled_from_its_pages(
         assert _candidates(reopened, "bounding box") == [("cjk.pdf", 2), ("old.pdf", 1)]
         with psycopg.connect(url, autocommit=True) as connection:
             connection.execute("DELETE FROM pdfindex_pages WHERE path = 'old.pdf'")
-        assert _rows(reopened, f"SELECT count(*) FROM {grams.GRAM_TABLE}")[0][0] == 6
+        assert _rows(reopened, f"SELECT count(*) FROM {grams.GRAM_TABLE}")[0][0] == PAGE_COUNT
     finally:
         reopened.close()
 
@@ -167,14 +172,23 @@ def test_a_document_name_too_long_for_a_lexeme_is_named_by_its_hash(engine: Engi
 
 @pytest.mark.parametrize(
     "text",
-    ["", "ab", "plain words only", "it's a 'quote'", "a\\b \\\\ c", "''' \\'", "x'y\\z" * 50],
+    [
+        "",
+        "ab",
+        "plain words only",
+        "it's a 'quote'",
+        "a\\b \\\\ c",
+        "''' \\'",
+        "x'y\\z" * 50,
+        "o'n 'a \\\\ b\\ c",
+    ],
 )
 def test_a_pages_trigrams_are_each_quoted_as_the_server_reads_them(
     engine: Engine, text: str
 ) -> None:
-    """page_grams escapes only the trigrams over a quote or backslash (the others go in
-    as they are): the server reads the literal as every trigram of the plain form, and
-    the document's lexeme."""
+    """page_grams escapes only the trigrams and bridges over a quote or backslash (the
+    others go in as they are): the server reads the literal as every trigram and bridge
+    of the plain form, and the document's lexeme."""
     from pdfindex.text.substrings import grams as all_grams
     from pdfindex.text.substrings import plain_form
 
@@ -184,4 +198,6 @@ def test_a_pages_trigrams_are_each_quoted_as_the_server_reads_them(
         lexemes = connection.execute(
             "SELECT lexeme FROM unnest(%s::tsvector)", (literal,)
         ).fetchall()
-    assert {lexeme for (lexeme,) in lexemes} == {*all_grams(plain_form(text)), "doc:doc"}
+    plain = plain_form(text)
+    expected = {*all_grams(plain), *grams.bridges(plain), "doc:doc"}
+    assert {lexeme for (lexeme,) in lexemes} == expected

@@ -26,6 +26,7 @@ GRAM_TABLE = "pdfindex_grams"
 MAX_VECTOR_BYTES = 900_000  # of the 1 MB a tsvector may hold; past it: NULL, always a candidate
 MAX_LEXEME_BYTES = 2047  # of one tsvector lexeme
 MAX_QUERY_GRAMS = 64  # a long query's first pieces' grams narrow enough
+BRIDGE_SIDE = 2  # characters each side of a space in a bridge (bridges)
 _SPECIAL = re.compile(r"['\\]")  # what a tsvector literal escapes
 FILL_BATCH = 500  # pages read, cut and copied at a time by the migration
 CREATE = (
@@ -96,15 +97,36 @@ def page_grams(text: str, slug: str) -> str | None:
         literal = (
             " ".join([literal, *map(_quoted, dirty)]) if literal else " ".join(map(_quoted, dirty))
         )
-    literal = f"{literal} {_quoted(document(slug))}"
+    spans = bridges(plain)
+    dirty_spans = {span for span in spans if _SPECIAL.search(span)}
+    clean_spans = spans - dirty_spans if dirty_spans else spans
+    extra = [("'" + "' '".join(clean_spans) + "'") if clean_spans else ""]
+    extra += [_quoted(span) for span in dirty_spans]
+    literal = " ".join(part for part in (literal, *extra, _quoted(document(slug))) if part)
     return None if len(literal.encode("utf-8")) > MAX_VECTOR_BYTES else literal
 
 
+def bridges(plain: str) -> set[str]:
+    """The BRIDGE characters centred on each space of a plain form (`ge ma` of `page
+    margins`): a query piece with a space holds them where it holds that space with two
+    characters each side, and most pages holding a piece's trigrams apart lack them
+    (`page margins` at 47,970 pages: 400 pages hold its trigrams, 48 its bridge too, 7 the
+    string). About 175 a page beside 660 trigrams (+34% of the vectors); ~75 µs a page."""
+    found = set()
+    at, last = plain.find(" ", BRIDGE_SIDE), len(plain) - BRIDGE_SIDE - 1
+    while 0 <= at <= last:
+        found.add(plain[at - BRIDGE_SIDE : at + BRIDGE_SIDE + 1])
+        at = plain.find(" ", at + 1)
+    return found
+
+
 def query_grams(pieces: list[str], slug: str | None = None) -> str | None:
-    """The `tsquery` of pieces' trigrams (and of the document `slug`), all required; None
-    when the pieces have none."""
+    """The `tsquery` of pieces' bridges and trigrams (and of the document `slug`), all
+    required; None when the pieces have none."""
     wanted: list[str] = []
-    for piece in pieces:  # longest first (query_pieces)
+    for piece in pieces:  # longest first (query_pieces); bridges first: they narrow most
+        wanted += [g for g in sorted(bridges(piece)) if g not in wanted]
+    for piece in pieces:
         wanted += [g for g in grams(piece) if g not in wanted]
     if not wanted:
         return None

@@ -26,12 +26,13 @@ from pdfindex.text.words import is_cjk
 K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
 
-FORMAT_VERSION = 11  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
+FORMAT_VERSION = 12  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
 # 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
 # 8: pairs of function words (page_vector); 9: lists for stems of less common words;
 # 10: per-document postings (pdfindex.engine.postgres.postings), pages numbered (pid);
 # 11: each Chinese or Japanese character a word (pdfindex.text.words.words), and two side by
-# side a pair, as two function words are
+# side a pair, as two function words are; 12: the 5 characters around each space of a page's
+# plain form beside its trigrams (pdfindex.engine.postgres.grams.bridges)
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383
