@@ -259,6 +259,7 @@ class PdfIndex:
         elements_should_stop: Callable[[], bool] | None = None,
         take_over_source: bool = False,
         elements_later: bool = False,
+        ocr_later: bool = False,
     ) -> Summary:
         if self._semantic is not None:
             self._semantic.changed()  # its vectors are checked against the new catalog
@@ -270,6 +271,7 @@ class PdfIndex:
             elements_should_stop=elements_should_stop,
             take_over_source=take_over_source,
             elements_later=elements_later,
+            ocr_later=ocr_later,
         )
 
     def per_generation(self, key: str, derive: Callable[[Any], T], one_by_one: bool = False) -> T:
@@ -398,8 +400,9 @@ class PdfIndex:
 
         return self._ocr_status(ocr_counts(records))
 
-    def _ocr_status(self, counts: tuple[int, int, int]) -> dict[str, Any]:
-        """ocr_status from the records' (pages read, pages not read, files not read)."""
+    def _ocr_status(self, counts: tuple[int, int, int, int]) -> dict[str, Any]:
+        """ocr_status from the records' (pages read, pages not read, files not read,
+        pages OCR never ran on)."""
         from pdfindex.extract import ocr
 
         engine = ocr.engine(self.settings.ocr_lang, self.settings.ocr_engine)
@@ -416,6 +419,8 @@ class PdfIndex:
             "pages_read": counts[0],
             "pages_not_read": counts[1],
             "files_not_read": counts[2],
+            # with OCR available, the next reindex, serve or watch reads these
+            "pages_waiting": counts[3] if reason is None else 0,
         }
 
     def describe_ocr(self, info: dict[str, Any]) -> str:
@@ -425,10 +430,13 @@ class PdfIndex:
         else:
             line = f"{info['engine']}, language {info['language']}"
         line += f"; {info['pages_read']} pages read by OCR"
-        if info["pages_not_read"]:
+        waiting = info.get("pages_waiting", 0)
+        if waiting:
+            line += f"; {waiting} image pages wait for OCR (the next reindex, serve or watch)"
+        if info["pages_not_read"] > waiting:
             line += (
-                f"; {info['pages_not_read']} image pages in {info['files_not_read']} files "
-                "have no text layer and were not read (not searchable)"
+                f"; {info['pages_not_read'] - waiting} image pages in {info['files_not_read']}"
+                " files have no text layer and were not read (not searchable)"
             )
         return line
 

@@ -148,6 +148,8 @@ class Summary:
     elements_found: int = 0
     elements_seconds: float = 0.0  # of `seconds`, the elements pass after the text commit
     elements_pending: int = 0  # PDFs whose elements are left for later (deferred, stopped)
+    ocr_pending: int = 0  # pages without a text layer left for a later run's OCR (ocr_later)
+    ocr_pending_files: int = 0
     # The paths a run limited to what the watcher saw change looked at (files and
     # folders, each with what is under it); None: the run scanned every folder.
     scope: int | None = None
@@ -164,6 +166,11 @@ class Summary:
             if self.elements_pending
             else ""
         )
+        if self.ocr_pending:
+            later += (
+                f"; {self.ocr_pending} scanned pages of {self.ocr_pending_files} documents"
+                " left for OCR later"
+            )
         # The text is searchable once its pass commits: its time is said apart.
         took = (
             f"text {self.seconds - self.elements_seconds:.2f} s + elements "

@@ -115,6 +115,39 @@ def test_ocr_switched_off_then_on_rereads_only_scanned_files(tmp_path: Path) -> 
 
 
 @needs_tesseract
+def test_ocr_later_leaves_scans_to_the_next_run(tmp_path: Path) -> None:
+    """`pdfindex reindex --ocr-later` commits the text layers and reads no page by OCR:
+    the scan's page waits (the summary line and stats say so) and is not searchable; the
+    next plain reindex reads only that file, by OCR, and then it is."""
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "INVOICE NUMBER 4711")
+    pdfgen.write_pdf(tmp_path / "files" / "text.pdf", ["plain text page"])
+    env = {**os.environ, "PDFINDEX_ELEMENTS": "false", "PDFINDEX_OCR_ENGINE": "tesseract"}
+    root = ["--root", str(tmp_path)]
+
+    def cli(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*CLI, *args, *root], env=env, capture_output=True, text=True)
+        assert done.returncode == code, done.stderr
+        return done
+
+    first = cli("reindex", "--ocr-later")
+    assert "1 scanned pages of 1 documents left for OCR later" in first.stdout
+    status = json.loads(cli("stats", "--json").stdout)["ocr"]
+    assert status["unavailable"] is None
+    assert (status["pages_read"], status["pages_not_read"], status["pages_waiting"]) == (0, 1, 1)
+    assert "1 image pages wait for OCR" in cli("stats").stdout
+    assert json.loads(cli("search", "invoice 4711", "--json", code=1).stdout)["hits"] == []
+    again = json.loads(cli("reindex", "--ocr-later", "--json").stdout)
+    assert again["parsed"] == 0  # left for later again, not read again
+    second = json.loads(cli("reindex", "--json").stdout)
+    assert second["parsed_paths"] == ["scan.pdf"]
+    assert second["ocr_pending"] == 0
+    status = json.loads(cli("stats", "--json").stdout)["ocr"]
+    assert (status["pages_read"], status["pages_not_read"], status["pages_waiting"]) == (1, 0, 0)
+    hits = json.loads(cli("search", "invoice 4711", "--json").stdout)["hits"]
+    assert [hit["path"] for hit in hits] == ["scan.pdf"]
+
+
+@needs_tesseract
 def test_a_language_without_data_is_reported_once_not_per_page(tmp_path: Path) -> None:
     pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", "HELLO", pages=3)
     index = PdfIndex(make_settings(tmp_path, ocr_lang="xyz"))

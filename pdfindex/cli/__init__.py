@@ -203,6 +203,12 @@ def _progress_bar() -> tuple[Callable[[Step], None], Callable[[], None]]:
     help="Commit the text and stop: figures, tables and equations are found later "
     "(serve/watch, the next reindex, or a call about one document).",
 )
+@click.option(
+    "--ocr-later",
+    is_flag=True,
+    help="Read no page by OCR now: pages without a text layer are read by the next "
+    "reindex, serve or watch (the text layer is searchable sooner).",
+)
 @click.pass_context
 @handle_errors
 def reindex(
@@ -212,6 +218,7 @@ def reindex(
     as_json: bool,
     take_over_source: bool,
     elements_later: bool,
+    ocr_later: bool,
 ) -> None:
     """Bring the index up to date with the files folder.
 
@@ -220,6 +227,7 @@ def reindex(
       pdfindex reindex            # only what changed
       pdfindex reindex --full     # rebuild; re-parses nothing already cached
       pdfindex reindex --elements-later   # text now, elements later
+      pdfindex reindex --ocr-later        # text layers now, scanned pages later
     """
     from pdfindex.logs import setup_logging
 
@@ -237,6 +245,7 @@ def reindex(
             should_stop=stop,
             take_over_source=take_over_source,
             elements_later=elements_later,
+            ocr_later=ocr_later,
         )
     finally:
         stop.restore()

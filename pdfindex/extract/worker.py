@@ -52,6 +52,7 @@ class ExtractOptions:
     archive_limits: Limits = field(default_factory=Limits)
     custom_adapters: tuple[CustomAdapter, ...] = SETTINGS["custom_adapters"].default
     memory_mb: int = SETTINGS["memory_mb"].default  # a custom adapter's program's cap
+    ocr_later: bool = False  # OCR off for this run only: a later run reads the pages
 
 
 def describe(exc: BaseException) -> str:
@@ -199,6 +200,8 @@ def ocr_pages(
             extraction.notes.append(f"ocr: cannot inspect pages: {describe(exc)}")
             return
     reason = None if options.ocr else "OCR is switched off"
+    if options.ocr_later:
+        reason = "OCR is left for a later run (reindex --ocr-later)"
     reason = reason or ocr.unavailable_reason(options.ocr_lang, options.ocr_engine)
     if reason:
         extraction.ocr_missing = wanted

@@ -22,7 +22,7 @@ def catalog_figures(records: Iterable[FileRecord]) -> dict[str, Any]:
     by_folder: dict[str, tuple[int, int]] = {}  # a kind in the order its first count came
     problems: list[dict[str, Any]] = []
     documents = pages = pending = analysed = 0
-    ocr_pages = ocr_missing = ocr_files = 0
+    ocr_pages = ocr_missing = ocr_files = ocr_waiting = 0
     last: float | None = None
     for record in records:
         documents += 1
@@ -39,6 +39,7 @@ def catalog_figures(records: Iterable[FileRecord]) -> dict[str, Any]:
         ocr_pages += record.ocr_pages
         ocr_missing += record.ocr_missing
         ocr_files += 1 if record.ocr_missing else 0
+        ocr_waiting += 0 if record.ocr_lang else record.ocr_missing
         pending += record.elements_state == ElementsState.PENDING
         analysed += record.elements_state != ElementsState.NONE
     return {
@@ -48,18 +49,20 @@ def catalog_figures(records: Iterable[FileRecord]) -> dict[str, Any]:
         "by_status": by_status,
         "problems": sorted(problems, key=lambda p: p["path"]),
         "last": last,
-        "ocr": (ocr_pages, ocr_missing, ocr_files),
+        "ocr": (ocr_pages, ocr_missing, ocr_files, ocr_waiting),
         "elements": dict(elements.most_common()),
         "elements_pending": pending,
         "elements_documents": analysed,
     }
 
 
-def ocr_counts(records: Iterable[FileRecord]) -> tuple[int, int, int]:
-    """(pages read by OCR, image pages not read, files with such pages)."""
+def ocr_counts(records: Iterable[FileRecord]) -> tuple[int, int, int, int]:
+    """(pages read by OCR, image pages not read, files with such pages, those of them OCR
+    never ran on: off, unavailable or left for later, which the next run with OCR reads)."""
     records = list(records)
     return (
         sum(r.ocr_pages for r in records),
         sum(r.ocr_missing for r in records),
         sum(1 for r in records if r.ocr_missing),
+        sum(r.ocr_missing for r in records if not r.ocr_lang),
     )

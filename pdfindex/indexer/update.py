@@ -64,6 +64,7 @@ class Indexer:
         self.cache = cache
         self.readers = Readers(settings)
         self.shared_pool: ExtractionPool | None = None  # kept warm by a long-running process
+        self.ocr_later = False  # this run leaves OCR to a later one (reindex's ocr_later)
         self.scope = Scope(settings.source, folders=frozenset(settings.folders))  # per reindex
         self.listed: dict[str, Extraction] = {}  # archives listed this run, by sha256
         # The `folders` setting's folders, each a source this process feeds (serve adds
@@ -82,6 +83,7 @@ class Indexer:
         take_over_source: bool = False,
         elements_later: bool = False,
         changes: Changes | None = None,
+        ocr_later: bool = False,
     ) -> Summary:
         """Update the index; `full` rebuilds it from scratch (cached text is reused).
         With `changes` (what a watcher saw change: (folder, path) pairs, folder "" the
@@ -91,8 +93,11 @@ class Indexer:
         Text first (committed, so it is searchable), then the slower elements pass over the
         PDFs that wait for it; `elements_later` leaves that pass to a later run (serve,
         watch, the next reindex) or to the first call that asks for a document's elements
-        (pdfindex.tools.pending). `should_stop` is polled between files: when it turns true,
-        what is done so far is committed and the rest is left for the next run;
+        (pdfindex.tools.pending). `ocr_later` reads no page by OCR in this run (a process
+        of its own: not with a kept pool): the pages without a text layer are recorded as
+        not read, and the next run with OCR reads them (`ocr_stale`). `should_stop` is
+        polled between files: when it turns true, what is done so far is committed and
+        the rest is left for the next run;
         `elements_should_stop` can also end the elements pass early (new changes to index).
         In a library fed by several folders (pdfindex.indexer.sources) only this folder's
         records change; `take_over_source` lets this folder feed a source another fed.
@@ -101,6 +106,34 @@ class Indexer:
         slow files are left being read and `elements_should_stop` says new changes wait,
         the run ends: those files go on being read for the next run, which adopts them.
         """
+        if ocr_later and self.shared_pool is not None:
+            raise ValueError("ocr_later is for a run with a pool of its own")
+        self.ocr_later = ocr_later
+        try:
+            return self._reindex(
+                full,
+                progress,
+                commit_interval,
+                should_stop,
+                elements_should_stop,
+                take_over_source,
+                elements_later,
+                changes,
+            )
+        finally:
+            self.ocr_later = False
+
+    def _reindex(
+        self,
+        full: bool,
+        progress: Progress | None,
+        commit_interval: float,
+        should_stop: Callable[[], bool] | None,
+        elements_should_stop: Callable[[], bool] | None,
+        take_over_source: bool,
+        elements_later: bool,
+        changes: Changes | None,
+    ) -> Summary:
         yield_to = elements_should_stop if self.shared_pool is not None else None
         started = time.monotonic()
         summary = Summary()
@@ -182,6 +215,8 @@ class Indexer:
         stopped = should_stop is not None and should_stop()  # what is left, said when
         if self.settings.elements and (elements_later or stopped):  # the run leaves some
             summary.elements_pending = self._elements_pending()
+        if self.ocr_later:
+            summary.ocr_pending, summary.ocr_pending_files = self._ocr_pending()
         summary.finished = not left
         summary.seconds = time.monotonic() - started
         return summary
@@ -219,6 +254,16 @@ class Indexer:
             for record in self.engine.catalog().values()
             if record.elements_state == ElementsState.PENDING and self.scope.owns(record.path)
         )
+
+    def _ocr_pending(self) -> tuple[int, int]:
+        """(pages, files) of this folder's that OCR never read (ocr_later, or OCR off or
+        unavailable then): what the next run with OCR reads."""
+        waiting = [
+            record.ocr_missing
+            for record in self.engine.catalog().values()
+            if record.ocr_missing and not record.ocr_lang and self.scope.owns(record.path)
+        ]
+        return sum(waiting), len(waiting)
 
     def _claim(self, writer: EngineWriter, take_over: bool) -> bool:
         """Record this folder as its source's in a library several folders can feed;
@@ -431,7 +476,11 @@ class Indexer:
         return f"{key}+ocr-{extraction.ocr_lang}" if extraction.ocr_lang else key
 
     def ocr_ready(self) -> bool:
-        """OCR is on and Tesseract can read the configured language."""
+        """OCR is on, not left for later in this run, and its engine can read the
+        configured language."""
+        return not self.ocr_later and self._ocr_available()
+
+    def _ocr_available(self) -> bool:
         s = self.settings
         return s.ocr and ocr.unavailable_reason(s.ocr_lang, s.ocr_engine) is None
 
@@ -440,7 +489,7 @@ class Indexer:
         if sha in self.listed:  # an archive listed this run (a refused one is not cached)
             return self.listed[sha]
         key = self.version_for(path)
-        if self.ocr_ready():
+        if self.ocr_ready() or (self.ocr_later and self._ocr_available()):  # read before
             found = self.cache.get(sha, f"{key}+ocr-{self.settings.ocr_lang}")
             if found is not None:
                 return found
@@ -571,7 +620,8 @@ class Indexer:
         s = self.settings
         memory_mb = worker_memory_mb(s.memory_mb, s.worker_count)
         options = ExtractOptions(
-            ocr=s.ocr,
+            ocr=s.ocr and not self.ocr_later,
+            ocr_later=s.ocr and self.ocr_later,
             ocr_lang=s.ocr_lang,
             ocr_engine=s.ocr_engine,
             timeout=s.timeout,
