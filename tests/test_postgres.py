@@ -771,6 +771,18 @@ def test_phrases_ranked_from_bounds_as_scoring_every_match(tmp_path: Path) -> No
             assert got.terms == want.terms
         assert all(how == "bounded" for how, _ in answered), answered
         assert sum(pruned for _, pruned in answered) >= 20, answered  # pages left unscored
+        # Bounded by each phrase's rarest word alone (postings.rarest_words): looser
+        # bounds, the same answers.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(postings, "BOUND_SPREAD", 1)
+            for query, limit in itertools.product(queries, (1, 10)):
+                got, how, _ = ranking_of(query, limit)
+                want, _, _ = ranking_of(query, limit, pages=(1, 100))
+                assert how == "bounded"
+                assert got.total == want.total, query
+                assert [(h.path, h.page, h.score) for h in got.hits] == [
+                    (h.path, h.page, h.score) for h in want.hits
+                ], (query, limit)
         for query in (pq.parse('table AND NOT "note that"'), pq.parse('"note that" nmae~1')):
             assert ranking_of(query, 10).strategy != "bounded", query
         # A phrase is counted as often as it is there (not a third for a pair within).

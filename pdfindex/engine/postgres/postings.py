@@ -28,6 +28,7 @@ from pdfindex.text.words import is_cjk
 
 POSTING = np.dtype([("pid", ">i8"), ("tf", ">i4"), ("length", ">i4")])  # schema.POSTINGS
 Key = tuple[str, str]  # (kind, lexeme): 'w' a word, 's' a stem
+Bounding = Callable[[tuple[str, ...]], tuple[str, ...]]  # a phrase's words -> those read
 DENSE_PIDS = 1 << 20  # pids spread over this many more than their number are sorted instead
 # `10 * ts_rank_cd(vector, 'w', 0)` of a word found n times, as the SQL score reads it
 # (ts_rank_cd sums 0.1 per occurrence in double and returns a float4): asked of the server.
@@ -38,12 +39,38 @@ FREQUENCIES = (
 )
 
 
-def lexemes(query: pq.Node, stems: dict[str, list[str]], phrases: bool = False) -> list[Key] | None:
+def all_words(words: tuple[str, ...]) -> tuple[str, ...]:
+    return words
+
+
+def rarest_words(pages: dict[str, int]) -> Bounding:
+    """The words whose postings bound a phrase: those on at most BOUND_SPREAD times as
+    many pages (`pages`) as its rarest. A phrase is on a page at most as often as any of
+    its words, so a few of them bound it too; a word on many more pages seldom lowers
+    the bound and costs its postings: `"the name of the"` at 47,970 pages reads `name`'s,
+    not those of `the` and `of` on most pages (4.2 -> 0.7 ms, the same pages scored)."""
+
+    def bounding(words: tuple[str, ...]) -> tuple[str, ...]:
+        fewest = min(pages.get(word, 0) for word in words)
+        return tuple(word for word in words if pages.get(word, 0) <= BOUND_SPREAD * fewest)
+
+    return bounding
+
+
+BOUND_SPREAD = 2
+
+
+def lexemes(
+    query: pq.Node,
+    stems: dict[str, list[str]],
+    phrases: bool = False,
+    bounding: Bounding = all_words,
+) -> list[Key] | None:
     """The postings `query` reads, or None when they cannot rank it. `stems`: each Stem
     leaf's word, its stems (topk.stems_of; a word of several is found as often as the
     least found of them, as Compiler.several). With `phrases`, a phrase of neighbours
-    (`bounded`) reads its words', which bound it: the query is then not ranked, only
-    its pages bounded (Scorer.rank)."""
+    (`bounded`) reads the postings of its words that `bounding` names, which bound it:
+    the query is then not ranked, only its pages bounded (Scorer.rank)."""
     keys: set[Key] = set()
     for leaf in _leaves(query):
         if isinstance(leaf, pq.Term) and _fits(leaf.text):
@@ -53,7 +80,7 @@ def lexemes(query: pq.Node, stems: dict[str, list[str]], phrases: bool = False) 
         elif _posted_pair(leaf):
             keys.add(("w", pair(*leaf.words)))  # type: ignore[union-attr]
         elif phrases and bounded(leaf) and all(_fits(w) for w in leaf.words):  # type: ignore[union-attr]
-            keys.update(("w", word) for word in leaf.words)  # type: ignore[union-attr]
+            keys.update(("w", word) for word in bounding(leaf.words))  # type: ignore[union-attr]
         else:
             return None
     if phrases and not _bounded_alone(query):
@@ -135,6 +162,7 @@ class Scorer:
     frequencies: np.ndarray
     norm: tuple[float, float]
     stems: dict[str, list[str]]
+    bounding: Bounding = all_words  # a bounded phrase's words read (lexemes' `bounding`)
 
     def rank(self, query: pq.Node, postings: dict[Key, bytes]) -> Ranked:
         """Score every page in the query's postings (`postings`: each key's rows, their
@@ -177,7 +205,8 @@ class Scorer:
             return total, combine.reduce([m for _, m in parts])
         if isinstance(node, pq.Phrase):  # idf: its words' sum (Compiler.leaf_idf)
             if bounded(node):  # at most as often as its least found word: a bound
-                tf = np.minimum.reduce([self._tf.get(("w", w), self._zero) for w in node.words])
+                words = self.bounding(node.words)
+                tf = np.minimum.reduce([self._tf.get(("w", w), self._zero) for w in words])
             else:  # a posted pair
                 tf = self._tf.get(("w", pair(*node.words)), self._zero)
             weight = boost * node.boost * sum(self.idf(w) for w in node.words)

@@ -33,7 +33,7 @@ import numpy as np
 from pdfindex import query as pq
 from pdfindex.engine import RankedPages
 from pdfindex.engine.postgres.compiler import Compiler, bm25_idf, positional, stem_literals
-from pdfindex.engine.postgres.postings import FREQUENCIES, Key, Scorer, lexemes
+from pdfindex.engine.postgres.postings import FREQUENCIES, Key, Scorer, lexemes, rarest_words
 from pdfindex.engine.postgres.schema import K1, MAX_POSITIONS, B, pairs_of
 from pdfindex.engine.postgres.topk import Plan, Planner, stems_of
 from pdfindex.engine.vocabulary import within
@@ -318,10 +318,13 @@ class Ranker:
         found is above the bound of every page left. None when the postings cannot bound
         the query. `"Note that"` at 48,000 pages: 4,229 pages hold both words; scoring
         every match read each one's positions twice (62 ms)."""
-        keys = lexemes(query, weights.stems, phrases=True)
+        rarest = rarest_words(weights.document_frequency)  # bound each phrase
+        keys = lexemes(query, weights.stems, phrases=True, bounding=rarest)
         if keys is None:
             return None
-        scorer = Scorer(weights.idf, self._frequencies, weights.norm_parts(), weights.stems)
+        scorer = Scorer(
+            weights.idf, self._frequencies, weights.norm_parts(), weights.stems, bounding=rarest
+        )
         bounds = scorer.rank(query, self._postings(keys))
         # The pages it matches, from the index and their positions: the total, and only
         # those are scored. A phrase of common words (`"the name of the"`: 4,463 pages
