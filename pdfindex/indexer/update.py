@@ -215,7 +215,7 @@ class Indexer:
         stopped = should_stop is not None and should_stop()  # what is left, said when
         if self.settings.elements and (elements_later or stopped):  # the run leaves some
             summary.elements_pending = self._elements_pending()
-        if self.ocr_later:
+        if self.ocr_later and self._ocr_available():  # else nothing reads them later
             summary.ocr_pending, summary.ocr_pending_files = self._ocr_pending()
         summary.finished = not left
         summary.seconds = time.monotonic() - started
