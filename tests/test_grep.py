@@ -44,6 +44,7 @@ PATTERNS = [
     r"[^a]a",
     r"\s",
     r"é",
+    r"a*",  # matches the empty string, after the last line break too
 ]
 
 

@@ -145,6 +145,7 @@ def _hopeful_lf_lines(
     where a match runs past its line's break (a match starting before its end would be
     hidden) and after SAME_LINE matches more in a line already found (`\\w+`: a search
     from the next line costs less than every word)."""
+    count = text.count("\n") + (1 if text and text[-1] != "\n" else 0)  # splitlines()'s
     position, number, line_start = 0, 1, 0  # the line counted last and where it starts
     while True:
         passed = 0
@@ -155,6 +156,8 @@ def _hopeful_lf_lines(
                     continue
                 break
             number += text.count("\n", line_start, start)
+            if number > count:  # an empty match after the last line break: no line
+                return
             end = text.find("\n", start)  # the end of the line this match starts in
             yield number, end < 0 or stop <= end
             if end < 0:
