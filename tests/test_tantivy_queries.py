@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,19 @@ CON = [f"con{chr(97 + n // 26)}{chr(97 + n % 26)}" for n in range(30)]
 OTHER = "table figure margin font the of".split()
 
 
+def _add_files(
+    writer: Any, prefix: str, files: list[list[str]], indexed: dict[tuple[str, int], str]
+) -> None:
+    """Each list of page texts as file `<prefix>NN.pdf`; its pages' index texts noted in
+    `indexed` by (path, page)."""
+    for n, pages in enumerate(files):
+        path, slug = f"{prefix}{n:02d}.pdf", f"{prefix}{n:02d}"
+        record = FileRecord(path, slug, "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
+        texts = [index_text(p) for p in pages]
+        writer.add_file(record, pages, texts)
+        indexed.update({(path, number): text for number, text in enumerate(texts, 1)})
+
+
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, dict[tuple[str, int], str]]:
     rng = random.Random(5)
@@ -34,19 +48,17 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, dict[tupl
     engine = open_engine(index_settings(folder, "tantivy"))
     indexed: dict[tuple[str, int], str] = {}
     weights = [1.0 / (n + 1) for n in range(len(CON))]
+    files = []
+    for _ in range(20):
+        pages = []
+        for _ in range(rng.randint(1, 6)):
+            held = rng.choices(CON, weights, k=rng.randint(0, 4))
+            if rng.random() < 0.2:
+                held = [rng.choice(CON[20:])]  # only a rare one: scored 0
+            pages.append(" ".join(held + rng.choices(OTHER, k=rng.randint(1, 40))))
+        files.append(pages)
     with engine.writer(timeout=1) as writer:
-        for n in range(20):
-            pages = []
-            for _ in range(rng.randint(1, 6)):
-                held = rng.choices(CON, weights, k=rng.randint(0, 4))
-                if rng.random() < 0.2:
-                    held = [rng.choice(CON[20:])]  # only a rare one: scored 0
-                pages.append(" ".join(held + rng.choices(OTHER, k=rng.randint(1, 40))))
-            path = f"d{n:02d}.pdf"
-            record = FileRecord(path, f"d{n:02d}", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
-            texts = [index_text(p) for p in pages]
-            writer.add_file(record, pages, texts)
-            indexed.update({(path, number): text for number, text in enumerate(texts, 1)})
+        _add_files(writer, "d", files, indexed)
     yield engine, indexed
     engine.close()
 
@@ -178,17 +190,15 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Engine, dict[tuple[
     folder: Path = tmp_path_factory.mktemp("heads")
     engine = open_engine(index_settings(folder, "tantivy"))
     indexed: dict[tuple[str, int], str] = {}
+    files = [
+        [
+            " ".join(rng.choices(UNICODE_WORDS + OTHER, k=rng.randint(0, 12)))
+            for _ in range(rng.randint(1, 5))
+        ]
+        for _ in range(12)
+    ]
     with engine.writer(timeout=1) as writer:
-        for n in range(12):
-            pages = [
-                " ".join(rng.choices(UNICODE_WORDS + OTHER, k=rng.randint(0, 12)))
-                for _ in range(rng.randint(1, 5))
-            ]
-            path = f"m{n:02d}.pdf"
-            record = FileRecord(path, f"m{n:02d}", "t", len(pages), 1, 0.0, "0", "ok", None, 0, "x")
-            texts = [index_text(p) for p in pages]
-            writer.add_file(record, pages, texts)
-            indexed.update({(path, number): text for number, text in enumerate(texts, 1)})
+        _add_files(writer, "m", files, indexed)
         writer.remove_file("m03.pdf")  # deleted pages are not counted
     indexed = {key: text for key, text in indexed.items() if key[0] != "m03.pdf"}
     yield engine, indexed
