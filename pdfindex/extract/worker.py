@@ -242,7 +242,11 @@ def ocr_pages(
 def _page_renderer(path: Path) -> Callable[[int], bytes]:
     from pdfindex.extract.adapters.pdfium import render_page_png
 
-    return lambda number: render_page_png(path, number, ocr.OCR_DPI, ocr.OCR_MAX_PIXELS)[0]
+    def render(number: int) -> bytes:
+        dpi, most = ocr.OCR_DPI, ocr.OCR_MAX_PIXELS
+        return render_page_png(path, number, dpi, most, True, ocr.PIPE_PNG_LEVEL)[0]
+
+    return render
 
 
 def _frame_renderer(path: Path) -> Callable[[int], bytes]:

@@ -15,6 +15,7 @@ from PIL import Image, ImageSequence
 
 from pdfindex.extract.adapters.base import Extraction, finish
 from pdfindex.extract.adapters.containers import check_size
+from pdfindex.extract.ocr import PIPE_PNG_LEVEL
 
 MAX_BYTES = 200 * 1024 * 1024
 MAX_FRAMES = 2_000  # a TIFF with more frames is read up to here, and says so
@@ -57,5 +58,5 @@ def render_frame_png(path: Path, number: int) -> bytes:
             scale = (MAX_PIXELS / pixels) ** 0.5
             frame = frame.resize((int(frame.width * scale), int(frame.height * scale)))
         buffer = io.BytesIO()
-        frame.save(buffer, format="PNG", compress_level=6)
+        frame.save(buffer, format="PNG", compress_level=PIPE_PNG_LEVEL)
         return buffer.getvalue()

@@ -162,10 +162,16 @@ def fitting_scale(width: float, height: float, dpi: float, max_pixels: float = M
 
 
 def render_page_png(
-    path: Path, page_number: int, dpi: float, max_pixels: float = MAX_PIXELS
+    path: Path,
+    page_number: int,
+    dpi: float,
+    max_pixels: float = MAX_PIXELS,
+    grayscale: bool = False,
+    compress_level: int = 6,
 ) -> tuple[bytes, int, float]:
     """The page (1-based) as PNG bytes, the document's page count, and the DPI used:
-    `dpi`, or less for a page too large for `max_pixels`."""
+    `dpi`, or less for a page too large for `max_pixels`. OCR asks for grey and light
+    compression (see `ocr.PIPE_PNG_LEVEL`)."""
     import io
 
     pdf = pdfium.PdfDocument(str(path), password=None)
@@ -173,11 +179,11 @@ def render_page_png(
         page = pdf[page_number - 1]
         try:
             scale = fitting_scale(*page.get_size(), dpi, max_pixels)
-            image = page.render(scale=scale).to_pil()
+            image = page.render(scale=scale, grayscale=grayscale).to_pil()
         finally:
             page.close()
         buffer = io.BytesIO()
-        image.save(buffer, format="PNG", compress_level=6)  # optimize=True costs 8x the time
+        image.save(buffer, format="PNG", compress_level=compress_level)  # optimize=True: 8x
         return buffer.getvalue(), len(pdf), scale * 72.0
     finally:
         pdf.close()
