@@ -90,7 +90,9 @@ def pairs_and_heads(text: str) -> tuple[str, str]:
     heads, from one cut of its words."""
     found = WORDS.analyze(text)
     pairs = [indexed_pair(a, b) for a, b in pairwise(found)]
-    heads = {word[:length] for word in set(found) for length in range(1, HEAD + 1)}
+    heads = {word[:HEAD] for word in set(found)}
+    for length in range(HEAD - 1, 0, -1):  # shorter heads from the longer ones: fewer cuts
+        heads.update([head[:length] for head in heads])
     return "\n".join([pair for pair in pairs if pair]), "\n".join(heads)
 
 
