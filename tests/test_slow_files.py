@@ -27,9 +27,10 @@ needs_tesseract = pytest.mark.skipif(
 
 @needs_tesseract
 def test_a_files_time_limit_covers_its_ocr(tmp_path: Path) -> None:
-    """12 scanned pages take Tesseract ~20 s; with a 5 s limit the file keeps the pages
-    read in time, and its notes say the limit ran out (it was read whole before)."""
-    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", pages=12)
+    """200 scanned pages take Tesseract ~20 s (one line each, ~0.1 s a page); with a 5 s
+    limit the file keeps the pages read in time, and its notes say the limit ran out (it
+    was read whole before)."""
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "scan.pdf", pages=200)
     index = PdfIndex(make_settings(tmp_path, timeout=5.0, workers=1, elements=False))
     try:
         summary = index.reindex()
@@ -38,14 +39,14 @@ def test_a_files_time_limit_covers_its_ocr(tmp_path: Path) -> None:
         index.close()
     assert summary.failed == 0
     assert record.ocr_missing, "every page was read: the limit did not hold"
-    assert 0 < record.ocr_pages < 12
-    assert record.ocr_pages + record.ocr_missing == 12
+    assert 0 < record.ocr_pages < 200
+    assert record.ocr_pages + record.ocr_missing == 200
     assert any("time limit of 5 s ran out" in note for note in record.notes), record.notes
 
 
 @needs_tesseract
 def test_a_scan_being_read_does_not_keep_a_new_file_waiting(tmp_path: Path) -> None:
-    pdfgen.write_image_only_pdf(tmp_path / "files" / "big-scan.pdf", pages=60)
+    pdfgen.write_image_only_pdf(tmp_path / "files" / "big-scan.pdf", pages=600)  # ~60 s of OCR
     settings = make_settings(tmp_path, timeout=300.0, workers=2, elements=False)
     app = AppContext.open(settings, watch=True).start()
     try:
@@ -70,7 +71,7 @@ def test_a_scan_being_read_does_not_keep_a_new_file_waiting(tmp_path: Path) -> N
 def test_a_file_read_at_shutdown_is_read_by_the_next_run(tmp_path: Path) -> None:
     files = tmp_path / "files"
     pdfgen.write_pdf(files / "quick.pdf", ["quick text"])
-    pdfgen.write_image_only_pdf(files / "scan.pdf", pages=40)  # ~60 s of OCR
+    pdfgen.write_image_only_pdf(files / "scan.pdf", pages=400)  # ~40 s of OCR
     server = RawServer(tmp_path)
     server.handshake()
     time.sleep(4)  # the scan is being read
@@ -89,3 +90,29 @@ def test_a_file_read_at_shutdown_is_read_by_the_next_run(tmp_path: Path) -> None
         assert index.engine.catalog()["scan.pdf"].status == FileStatus.OK.value
     finally:
         index.close()
+
+
+@needs_tesseract
+def test_the_caller_gets_its_turn_while_a_scan_reports_each_page(tmp_path: Path) -> None:
+    """A worker OCRing a scan reports every page ("alive", ~0.1-0.3 s apart); the run
+    still yields TICK every `tick` seconds, the caller's turn to commit or stop (a live
+    indexer waited for the whole scan when ticks came only after a silent tick)."""
+    from pdfindex.extract.worker import ExtractOptions
+    from pdfindex.indexer.pool import TICK, ExtractionPool
+
+    scan = pdfgen.write_image_only_pdf(tmp_path / "scan.pdf", pages=40)
+    options = ExtractOptions(ocr=True, timeout=120.0)
+    ticks_before_result = 0
+    began = time.monotonic()
+    with ExtractionPool("pdfium", 1, 120.0, 4096, options) as pool:
+        for item in pool.run([("scan", scan)], tick=0.5):
+            if item is TICK:
+                ticks_before_result += 1
+                continue
+            key, extraction = item
+            assert key == "scan"
+            assert len(extraction.ocr_pages) == 40
+            break
+    took = time.monotonic() - began
+    # One turn per 0.5 s at least (the worker's start-up included), a few missed at most.
+    assert ticks_before_result >= int(took / 0.5) - 3 > 0, (ticks_before_result, took)

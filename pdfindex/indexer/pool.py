@@ -175,8 +175,8 @@ class ExtractionPool:
         """Each job is (key, path) or (key, (path, identity, ...)) to extract, or
         (key, (ELEMENTS, path, pages, identity)) for the elements pass; identity is the
         (st_dev, st_ino) the file must still have. Results come as files finish; with
-        `tick`, TICK comes too whenever `tick` seconds pass without one (so the caller
-        can commit or stop while a slow file is read). A detached worker reading a task
+        `tick`, TICK comes too whenever `tick` seconds pass without either (so the caller
+        can commit or stop while a slow file is read, whatever the workers report). A detached worker reading a task
         of `jobs` is adopted; one reading a task no longer asked for is stopped."""
         pending = list(jobs)
         for worker in [w for w in self._workers if w.detached]:
@@ -189,13 +189,14 @@ class ExtractionPool:
         pending.reverse()  # pop() from the end keeps the caller's order
         while len(self._workers) < min(self.size, len(pending) + self.busy()):
             self._workers.append(self._spawn())
+        turn = time.monotonic()  # when the caller last had a result or a TICK
         while not self._closing and (pending or any(w.job for w in self._workers)):
             self._dispatch(pending)
             busy = [w for w in self._workers if w.job is not None]
             waiting = [w for w in self._workers if w.job is not None or not w.ready]
             wake = min((w.deadline for w in busy), default=time.monotonic() + 60)
             if tick is not None:
-                wake = min(wake, time.monotonic() + tick)
+                wake = min(wake, turn + tick)
             ready = wait([w.conn for w in waiting], timeout=max(0.0, wake - time.monotonic()))
             if self._closing:
                 return
@@ -205,6 +206,7 @@ class ExtractionPool:
                     # idle while the indexer wrote was a fifth of a build's worker time.
                     results = list(self._receive(worker))
                     self._dispatch(pending)
+                    turn = time.monotonic() if results else turn
                     yield from results
                 elif worker.job is not None and time.monotonic() >= worker.deadline:
                     key, path = worker.job
@@ -216,7 +218,10 @@ class ExtractionPool:
                         ),
                     )
                     self._replace(worker)
-            if not ready and tick is not None:
+            # By the clock, not by silence: a worker OCRing reports each page ("alive"),
+            # and pages of a quarter second kept every tick from ever passing unheard.
+            if tick is not None and time.monotonic() - turn >= tick:
+                turn = time.monotonic()
                 yield TICK
 
     def _dispatch(self, pending: list[tuple[Any, Any]]) -> None:
