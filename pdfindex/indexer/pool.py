@@ -176,8 +176,9 @@ class ExtractionPool:
         (key, (ELEMENTS, path, pages, identity)) for the elements pass; identity is the
         (st_dev, st_ino) the file must still have. Results come as files finish; with
         `tick`, TICK comes too whenever `tick` seconds pass without either (so the caller
-        can commit or stop while a slow file is read, whatever the workers report). A detached worker reading a task
-        of `jobs` is adopted; one reading a task no longer asked for is stopped."""
+        can commit or stop while a slow file is read, whatever the workers report). A
+        detached worker reading a task of `jobs` is adopted; one reading a task no longer
+        asked for is stopped."""
         pending = list(jobs)
         for worker in [w for w in self._workers if w.detached]:
             match = next((job for job in pending if job[1] == worker.job[1]), None)  # type: ignore[index]
