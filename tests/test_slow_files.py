@@ -94,13 +94,14 @@ def test_a_file_read_at_shutdown_is_read_by_the_next_run(tmp_path: Path) -> None
 
 @needs_tesseract
 def test_the_caller_gets_its_turn_while_a_scan_reports_each_page(tmp_path: Path) -> None:
-    """A worker OCRing a scan reports every page ("alive", ~0.1-0.3 s apart); the run
-    still yields TICK every `tick` seconds, the caller's turn to commit or stop (a live
-    indexer waited for the whole scan when ticks came only after a silent tick)."""
+    """A worker OCRing a scan reports every page ("alive", ~0.1-0.3 s apart; 20 pages
+    take ~5 s); the run still yields TICK every `tick` seconds, the caller's turn to
+    commit or stop (a live indexer waited for the whole scan when ticks came only after
+    a silent tick)."""
     from pdfindex.extract.worker import ExtractOptions
     from pdfindex.indexer.pool import TICK, ExtractionPool
 
-    scan = pdfgen.write_image_only_pdf(tmp_path / "scan.pdf", pages=40)
+    scan = pdfgen.write_image_only_pdf(tmp_path / "scan.pdf", pages=20)
     options = ExtractOptions(ocr=True, timeout=120.0)
     ticks_before_result = 0
     began = time.monotonic()
@@ -111,7 +112,7 @@ def test_the_caller_gets_its_turn_while_a_scan_reports_each_page(tmp_path: Path)
                 continue
             key, extraction = item
             assert key == "scan"
-            assert len(extraction.ocr_pages) == 40
+            assert len(extraction.ocr_pages) == 20
             break
     took = time.monotonic() - began
     # One turn per 0.5 s at least (the worker's start-up included), a few missed at most.
