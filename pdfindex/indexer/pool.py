@@ -190,7 +190,7 @@ class ExtractionPool:
         pending.reverse()  # pop() from the end keeps the caller's order
         while len(self._workers) < min(self.size, len(pending) + self.busy()):
             self._workers.append(self._spawn())
-        turn = time.monotonic()  # when the caller last had a result or a TICK
+        turn = time.monotonic()  # when the caller last came back from a result or a TICK
         while not self._closing and (pending or any(w.job for w in self._workers)):
             self._dispatch(pending)
             busy = [w for w in self._workers if w.job is not None]
@@ -207,8 +207,9 @@ class ExtractionPool:
                     # idle while the indexer wrote was a fifth of a build's worker time.
                     results = list(self._receive(worker))
                     self._dispatch(pending)
-                    turn = time.monotonic() if results else turn
-                    yield from results
+                    if results:
+                        yield from results
+                        turn = time.monotonic()  # the caller is back: a tick from now
                 elif worker.job is not None and time.monotonic() >= worker.deadline:
                     key, path = worker.job
                     log.warning("extraction of %s timed out after %ss", path, self.timeout)
@@ -218,12 +219,13 @@ class ExtractionPool:
                             f"timeout: reading the file (text and OCR) took over {self.timeout:g} s"
                         ),
                     )
+                    turn = time.monotonic()
                     self._replace(worker)
             # By the clock, not by silence: a worker OCRing reports each page ("alive"),
             # and pages of a quarter second kept every tick from ever passing unheard.
             if tick is not None and time.monotonic() - turn >= tick:
-                turn = time.monotonic()
                 yield TICK
+                turn = time.monotonic()
 
     def _dispatch(self, pending: list[tuple[Any, Any]]) -> None:
         """Send the next pending job (popped from the end) to each ready, idle worker."""
