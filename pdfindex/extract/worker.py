@@ -243,8 +243,15 @@ def _page_renderer(path: Path) -> Callable[[int], bytes]:
     from pdfindex.extract.adapters.pdfium import render_page_png
 
     def render(number: int) -> bytes:
-        dpi, most = ocr.OCR_DPI, ocr.OCR_MAX_PIXELS
-        return render_page_png(path, number, dpi, most, True, ocr.PIPE_PNG_LEVEL)[0]
+        png, _count, _dpi = render_page_png(
+            path,
+            number,
+            ocr.OCR_DPI,
+            ocr.OCR_MAX_PIXELS,
+            grayscale=True,
+            compress_level=ocr.PIPE_PNG_LEVEL,
+        )
+        return png
 
     return render
 
