@@ -287,3 +287,25 @@ def test_a_large_page_is_read_within_the_ocr_pixel_budget(tmp_path: Path) -> Non
     page_png, _, _ = render_page_png(pdf, 1, 300)
     width, height = Image.open(io.BytesIO(page_png)).size
     assert OCR_MAX_PIXELS < width * height <= MAX_PIXELS
+
+
+@needs_tesseract
+def test_a_page_image_seen_before_is_read_once(tmp_path: Path) -> None:
+    """Pages 1 and 3 are the same scan: the worker runs OCR on two images, not three, and
+    both pages get the words of the first reading."""
+    from pdfindex.extract.worker import ExtractOptions, extract_file
+
+    pdf = pdfgen._new_pdf()
+    for text in ("QUARTERLY REPORT ZEPHYR", "MINUTES OF THE BOARD", "QUARTERLY REPORT ZEPHYR"):
+        pdf.add_page()
+        pdf.image(pdfgen.render_scan(text), x=0, y=0, w=pdfgen.PAGE_WIDTH_PT)
+    path = tmp_path / "repeated.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    ocr._READ.clear()
+    extraction = extract_file(path, "pdfium", ExtractOptions(ocr=True, ocr_engine="tesseract"))
+    assert len(ocr._READ) == 2
+    first, second, third = extraction.pages
+    assert "ZEPHYR" in first
+    assert "BOARD" in second
+    assert third == first
+    assert sorted(extraction.ocr_pages) == [1, 2, 3]

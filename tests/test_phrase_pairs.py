@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from pdfindex.config import index_settings
 from pdfindex.engine import Engine, open_engine
-from pdfindex.engine.tantivy.schema import SHORT, indexed_pair
+from pdfindex.engine.tantivy.schema import JOIN, SHORT, content_words, indexed_pair
+from pdfindex.engine.tantivy.schema import WORDS as CONTENT_WORDS
 from pdfindex.models import FileRecord
 from pdfindex.query import Phrase
 from pdfindex.text.index import index_text
@@ -54,11 +55,27 @@ def holds(text: str, phrase: list[str]) -> bool:
 
 def test_the_pair_rule_covers_both_kinds() -> None:
     """The cases below mean something: some pairs are indexed, some are not."""
-    assert indexed_pair("of", "the") == "of the"
-    assert indexed_pair("name", "of") == "name of"
+    assert indexed_pair("of", "the") == f"of{JOIN}the"
+    assert indexed_pair("name", "of") == f"name{JOIN}of"
     assert len("bounding") > SHORT
-    assert indexed_pair("bounding", "box") == "bounding box"
+    assert indexed_pair("bounding", "box") == f"bounding{JOIN}box"
     assert indexed_pair("bounding", "margins") is None
+
+
+def test_pairs_are_cut_from_the_words_the_content_field_holds() -> None:
+    """content_words (Python's regex where it agrees with Rust's) cuts every character of
+    the Basic Multilingual Plane, between letters, beside itself and beside ASCII, as the
+    content field's own analyzer does: marks, digits of other scripts, CJK, punctuation."""
+    differ = []
+    for code in range(0x80, 0x10000):
+        char = chr(code)
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # surrogates are no text
+        text = f"a{char}b {char}{char} x{char} {char}7 naïve"
+        if content_words(text) != CONTENT_WORDS.analyze(text):
+            differ.append(hex(code))
+    assert differ == []
+    assert content_words("the ́name of 日本") == ["the", "́name", "of", "日", "本"]
 
 
 @settings(

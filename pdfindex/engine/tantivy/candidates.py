@@ -12,7 +12,7 @@ import tantivy
 from tantivy import Occur, Order, Query
 
 from pdfindex.engine.tantivy.places import page_of
-from pdfindex.engine.tantivy.schema import CHUNK_FIELD, GRAM_FIELD, ORDER_FIELD, path_id
+from pdfindex.engine.tantivy.schema import CHUNK_FIELD, GRAM_FIELD, ORDER_FIELD, chunk_term, path_id
 from pdfindex.models import PageRef
 from pdfindex.text.substrings import GRAM, grams
 
@@ -84,7 +84,7 @@ def phrase_clauses(schema: tantivy.Schema, pieces: list[str]) -> list[tuple[Occu
 
 
 def _chunks(piece: str, start: int) -> list[str]:
-    return [piece[i : i + GRAM] for i in range(start, len(piece) - GRAM + 1, GRAM)]
+    return [chunk_term(piece[i : i + GRAM]) for i in range(start, len(piece) - GRAM + 1, GRAM)]
 
 
 def _phrase(schema: tantivy.Schema, chunks: list[str]) -> Query:

@@ -44,6 +44,7 @@ from pdfindex.engine.tantivy.schema import (
     PLACE_FIELD,
     STEM_FIELD,
     STEMMER,
+    chunked,
     open_or_create,
     order_key,
     pairs_and_heads,
@@ -702,7 +703,7 @@ class TantivyWriter(OneFolderWriter):
             document.add_text(HEAD_FIELD, heads)
             plain = plain_form(text)
             document.add_text(GRAM_FIELD, plain)
-            document.add_text(CHUNK_FIELD, plain)
+            document.add_text(CHUNK_FIELD, chunked(plain))
             document.add_text(ORDER_FIELD, order_key(record.path, number))
             self._raw.add_document(document)
         self._add_record(record, rank)

@@ -10,6 +10,7 @@ English (Snowball) stems, for ranking natural-language queries only (pdfindex.qu
 
 from __future__ import annotations
 
+import re
 import time
 from itertools import pairwise
 from pathlib import Path
@@ -25,7 +26,7 @@ from pdfindex.engine.formats import (
     try_exclusive,
 )
 from pdfindex.text.substrings import GRAM
-from pdfindex.text.words import RUST_WORD_PATTERN
+from pdfindex.text.words import RUST_WORD_PATTERN, is_cjk
 
 # 2: page text under extract/text.py's TEXT_VERSION 2 (LF, re-attached accents); 3: path
 # and slug stored; 4: the stemmed field; 5: catalog records stored together, with their
@@ -33,9 +34,10 @@ from pdfindex.text.words import RUST_WORD_PATTERN
 # Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN); 7: the page's character
 # trigrams (pdfindex.text.substrings), for exact search; 8: adjacent word pairs, for phrases;
 # 9: each file's place in path order (pdfindex.engine.tantivy.places); 10: the heads of
-# each page's words, to count a short prefix's pages.
+# each page's words, to count a short prefix's pages; 11: pairs, heads and chunks as
+# space-separated terms (JOIN inside them) for Tantivy's whitespace tokenizer.
 # An older index is started empty and refilled from the extraction cache.
-FORMAT_VERSION = 10
+FORMAT_VERSION = 11
 FORMAT_FILE = "pdfindex-format.json"
 TOKENIZER = "pdfindex_words"
 STEM_TOKENIZER = "pdfindex_stems"
@@ -84,24 +86,70 @@ def stem(word: str) -> str:
     return found[0] if found else word
 
 
+# Joins a pair's two words into one term, and stands for a space inside a chunk: no word
+# and no plain form holds it (plain_form makes every whitespace run one space), and
+# Tantivy's whitespace tokenizer (ASCII whitespace) keeps it inside a term. The pair,
+# head and chunk fields are written as space-separated terms: cutting them with a regex
+# tokenizer took 8.5, 1.9 and 8.5 s of a 48k build's CPU, with the whitespace one 4.9,
+# 0.6 and 3.0 (+2.0 to cut the chunks in Python).
+JOIN = "\x1f"
+_ASCII_WORD = re.compile(r"\w+")
+_CHUNK = re.compile(f"(?s).{{{GRAM}}}")  # leftmost first: 0, GRAM, 2·GRAM…, a short end left
+# Characters outside ASCII on which Python's \w and Rust's agree (letters but Chinese and
+# Japanese, most punctuation), found once each: a page of only these is cut by Python.
+_AGREED: dict[str, bool] = {}
+
+
+def content_words(text: str) -> list[str]:
+    r"""The words of casefolded `text` as the content field's tokenizer cuts them. Python's
+    `\w+` cuts a page of ASCII and most other pages the same way and faster (5.4 -> 3.2 s
+    at 48k pages); a page holding a character on which the two regex engines differ
+    (combining marks, which Rust counts as word characters) or a Chinese or Japanese one
+    (a word of its own) is cut by Tantivy's own analyzer."""
+    if not text.isascii():
+        for char in set(text):
+            if char > "\x7f" and not _agreed(char):
+                return WORDS.analyze(text)
+    return _ASCII_WORD.findall(text)
+
+
+def _agreed(char: str) -> bool:
+    found = _AGREED.get(char)
+    if found is None:
+        python = _ASCII_WORD.fullmatch(char) is not None
+        found = _AGREED[char] = python == (WORDS.analyze(char) == [char]) and not is_cjk(char)
+    return found
+
+
 def pairs_and_heads(text: str) -> tuple[str, str]:
-    """What the pair and head fields hold of casefolded `text`, one term per line: its
-    indexed pairs of adjacent words (cut as the content field cuts it) and its words'
-    heads, from one cut of its words."""
-    found = WORDS.analyze(text)
-    pairs = [indexed_pair(a, b) for a, b in pairwise(found)]
+    """What the pair and head fields hold of casefolded `text`, space-separated terms: its
+    indexed pairs of adjacent words (indexed_pair) and its words' heads, from one cut of
+    its words."""
+    found = content_words(text)
+    pairs = [f"{a}{JOIN}{b}" for a, b in pairwise(found) if len(a) <= SHORT or len(b) <= SHORT]
     heads = {word[:HEAD] for word in set(found)}
     for length in range(HEAD - 1, 0, -1):  # shorter heads from the longer ones: fewer cuts
         heads.update([head[:length] for head in heads])
-    return "\n".join([pair for pair in pairs if pair]), "\n".join(heads)
+    return " ".join(pairs), " ".join(heads)
 
 
 def indexed_pair(first: str, second: str) -> str | None:
-    """Two adjacent words as the pair field holds them ("of the"); None if it holds no such
-    pair (neither word is short)."""
+    """Two adjacent words as the pair field holds them ("of" JOIN "the"); None if it holds
+    no such pair (neither word is short)."""
     if len(first) <= SHORT or len(second) <= SHORT:
-        return f"{first} {second}"
+        return f"{first}{JOIN}{second}"
     return None
+
+
+def chunked(plain: str) -> str:
+    """What the chunk field holds of a plain form: its consecutive GRAM-character chunks
+    (chunk_term), space-separated."""
+    return " ".join(_CHUNK.findall(plain.replace(" ", JOIN)))
+
+
+def chunk_term(chunk: str) -> str:
+    """A chunk of a plain form as the chunk field holds it."""
+    return chunk.replace(" ", JOIN)
 
 
 def make_schema() -> tantivy.Schema:
@@ -181,13 +229,12 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
             raise locked_out(folder, timeout)
         time.sleep(0.05)
     index.register_tokenizer(TOKENIZER, WORDS)
-    pairs = tantivy.Tokenizer.regex("[^\n]+")
-    index.register_tokenizer(PAIR_TOKENIZER, tantivy.TextAnalyzerBuilder(pairs).build())
+    terms = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+    index.register_tokenizer(PAIR_TOKENIZER, terms)
     index.register_tokenizer(STEM_TOKENIZER, STEMMER)
     grams = tantivy.Tokenizer.ngram(min_gram=GRAM, max_gram=GRAM, prefix_only=False)
     index.register_tokenizer(GRAM_TOKENIZER, tantivy.TextAnalyzerBuilder(grams).build())
-    chunks = tantivy.Tokenizer.regex(f"(?s).{{{GRAM}}}")  # leftmost first: 0, GRAM, 2·GRAM…
-    index.register_tokenizer(CHUNK_TOKENIZER, tantivy.TextAnalyzerBuilder(chunks).build())
+    index.register_tokenizer(CHUNK_TOKENIZER, terms)  # chunked(): cut in Python
     # An index of an older format is refilled at open too (PdfIndex), as a damaged one:
     # a search right after an upgrade must not find an empty index.
     recovered = problem if problem not in (None, _MISSING) else None
