@@ -308,15 +308,21 @@ def write_glyph_names_pdf(path: PathArg, lines: Sequence[tuple[str, bytes]]) -> 
 def write_image_only_pdf(path: PathArg, text: str = "SCANNED INVOICE 4711", pages: int = 1) -> Path:
     """Write pages that hold only a raster image of text and no text layer.
 
-    Every page shows the same text; text extraction must yield nothing.
+    Every page shows the same text; text extraction must yield nothing. A small square
+    in the bottom margin, at a place of its own on each page, makes no two pages render
+    alike: OCR reads an image it has read before only once (ocr.recognise), and tests
+    of slow scans need each page read.
     """
     if pages < 1:
         raise ValueError("pages must be at least 1")
     image = render_scan(text)
     pdf = _new_pdf()
-    for _ in range(pages):
+    for number in range(pages):
         pdf.add_page()
         pdf.image(image, x=0, y=0, w=PAGE_WIDTH_PT, h=PAGE_HEIGHT_PT)
+        pdf.set_fill_color(0)
+        column, row = number % 40, number // 40
+        pdf.rect(20 + column * 12, PAGE_HEIGHT_PT - 30 + (row % 20), 4, 4, style="F")
     return _write_bytes(path, bytes(pdf.output()))
 
 

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import os
 import shutil
 import subprocess
+import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pdfindex.extract import rapidocr
+
+if TYPE_CHECKING:
+    import PIL.Image
 
 MIN_TEXT_CHARS = 20  # a page with fewer non-space characters has no real text layer
 OCR_DPI = 300
@@ -26,11 +32,14 @@ OCR_DPI = 300
 # 475 MB and an extraction worker at 357 MB (which pages did it is not known); both grow
 # with the pixels of the page read.
 OCR_MAX_PIXELS = 18_000_000
-# A page image only crosses a pipe to the OCR program, so it is rendered grey (Tesseract
-# reads grey anyway) and barely compressed: PNG's default level took more time than
-# Tesseract itself (the 81 image pages of the 48k corpus: 38 s of PNG, 35 s of
-# Tesseract; grey at level 1: 5 s and 23 s, the same words read).
-PIPE_PNG_LEVEL = 1
+# A page image only goes to the OCR program, so it is rendered grey (Tesseract binarises
+# it anyway) and handed over without compression, as a TIFF file: PNG's default level took
+# more time than Tesseract itself (the 81 image pages of the 48k corpus: 38 s of PNG,
+# 35 s of Tesseract; grey PNG at level 1 on stdin: 5 s and 23 s). Tesseract reads its
+# standard input a byte at a time and Leptonica a PGM a pixel at a time: 41 of those
+# pages as grey PNG on stdin cost 2.4 + 10.3 s of CPU, as a TIFF file 0.2 + 9.4 s, the
+# same TSV.
+RAPIDOCR_PNG_LEVEL = 1
 
 
 @dataclass(frozen=True)
@@ -136,35 +145,41 @@ _READ: OrderedDict[tuple[bytes, str, str], OcrText] = OrderedDict()
 READ_MEMORY = 64
 
 
-def recognise_png(png: bytes, lang: str, timeout: float, choice: str = "auto") -> OcrText:
+def recognise(image: PIL.Image.Image, lang: str, timeout: float, choice: str = "auto") -> OcrText:
     """Text of one page image, lines and paragraphs as the engine found them (an image
     this process read before: what it read then). RapidOCR runs in this process: the
     pool's time limit, not `timeout`, stops a page it hangs on."""
-    key = (hashlib.blake2b(png, digest_size=16).digest(), lang, choice)
+    digest = hashlib.blake2b(f"{image.mode} {image.size}".encode(), digest_size=16)
+    digest.update(image.tobytes())
+    key = (digest.digest(), lang, choice)
     if key in _READ:
         _READ.move_to_end(key)
         return _READ[key]
-    found = _recognise(png, lang, timeout, choice)
+    found = _recognise(image, lang, timeout, choice)
     _READ[key] = found
     if len(_READ) > READ_MEMORY:
         _READ.popitem(last=False)
     return found
 
 
-def _recognise(png: bytes, lang: str, timeout: float, choice: str) -> OcrText:
+def _recognise(image: PIL.Image.Image, lang: str, timeout: float, choice: str) -> OcrText:
     found, reason = select(lang, choice)
     if found is None:
         raise RuntimeError(reason)
     if found.name == "rapidocr":
-        text, confidence = rapidocr.recognise(png)
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", compress_level=RAPIDOCR_PNG_LEVEL)
+        text, confidence = rapidocr.recognise(buffer.getvalue())
         return OcrText(text=text, confidence=confidence)
     env = dict(os.environ, OMP_THREAD_LIMIT="1")  # the pool already uses every core
-    tsv = _run(
-        ["tesseract", "stdin", "stdout", "-l", lang, "--psm", "3", "tsv"],
-        timeout=timeout,
-        data=png,
-        env=env,
-    )
+    with tempfile.NamedTemporaryFile(prefix="pdfindex-ocr-", suffix=".tif") as handle:
+        image.save(handle, format="TIFF")  # uncompressed (see above)
+        handle.flush()
+        tsv = _run(
+            ["tesseract", handle.name, "stdout", "-l", lang, "--psm", "3", "tsv"],
+            timeout=timeout,
+            env=env,
+        )
     return parse_tsv(tsv)
 
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pdfindex.config import SETTINGS
 from pdfindex.config.adapters import CustomAdapter
@@ -32,6 +33,9 @@ from pdfindex.extract.adapters.base import (
 from pdfindex.extract.archives import Limits, Member, is_archive, member_file
 from pdfindex.models import FileStatus
 from pdfindex.paths import Identity, fd_path, open_regular
+
+if TYPE_CHECKING:
+    import PIL.Image
 
 Heartbeat = Callable[[], None]
 BUDGET_SHARE = 0.9  # of a file's time limit, what its reading and OCR may take (the pool
@@ -221,8 +225,8 @@ def ocr_pages(
             break
         began = time.monotonic()
         try:
-            png = render(number)
-            found = ocr.recognise_png(png, options.ocr_lang, left, options.ocr_engine)
+            image = render(number)
+            found = ocr.recognise(image, options.ocr_lang, left, options.ocr_engine)
         except Exception as exc:  # a page Tesseract cannot read stays as it was
             extraction.ocr_missing.append(number)
             extraction.notes.append(f"ocr: page {number}: {describe(exc)}")
@@ -239,27 +243,22 @@ def ocr_pages(
         extraction.error = None
 
 
-def _page_renderer(path: Path) -> Callable[[int], bytes]:
-    from pdfindex.extract.adapters.pdfium import render_page_png
+def _page_renderer(path: Path) -> Callable[[int], PIL.Image.Image]:
+    from pdfindex.extract.adapters.pdfium import render_page
 
-    def render(number: int) -> bytes:
-        png, _count, _dpi = render_page_png(
-            path,
-            number,
-            ocr.OCR_DPI,
-            ocr.OCR_MAX_PIXELS,
-            grayscale=True,
-            compress_level=ocr.PIPE_PNG_LEVEL,
+    def render(number: int) -> PIL.Image.Image:
+        image, _count, _dpi = render_page(
+            path, number, ocr.OCR_DPI, ocr.OCR_MAX_PIXELS, grayscale=True
         )
-        return png
+        return image
 
     return render
 
 
-def _frame_renderer(path: Path) -> Callable[[int], bytes]:
-    from pdfindex.extract.adapters.image import render_frame_png
+def _frame_renderer(path: Path) -> Callable[[int], PIL.Image.Image]:
+    from pdfindex.extract.adapters.image import render_frame
 
-    return lambda number: render_frame_png(path, number)
+    return lambda number: render_frame(path, number)
 
 
 def extract_text(path: Path, engine: str, kind: Path | None = None) -> Extraction:

@@ -47,9 +47,9 @@ from pdfindex.engine.tantivy.schema import (
     chunked,
     open_or_create,
     order_key,
-    pairs_and_heads,
     path_id,
     stem,
+    word_fields,
 )
 from pdfindex.engine.vocabulary import CatalogCache, GenerationCache, Vocabulary, within
 from pdfindex.errors import IndexLocked, IndexWriteError
@@ -695,12 +695,13 @@ class TantivyWriter(OneFolderWriter):
     def _add(self, record: FileRecord, pages: list[str], index_text: list[str], rank: int) -> None:
         self.changed = True
         for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), start=1):
-            fields = {"page": number, "content": indexed, STEM_FIELD: indexed}
-            fields[PLACE_FIELD] = place(rank, number)
+            fields = {"page": number, PLACE_FIELD: place(rank, number)}
             document = self._document(PAGE, record, **fields, text=text.encode())
-            pairs, heads = pairs_and_heads(indexed.casefold())
-            document.add_text(PAIR_FIELD, pairs)
-            document.add_text(HEAD_FIELD, heads)
+            cut = word_fields(indexed.casefold())
+            document.add_text("content", cut.words)
+            document.add_text(STEM_FIELD, cut.words)
+            document.add_text(PAIR_FIELD, cut.pairs)
+            document.add_text(HEAD_FIELD, cut.heads)
             plain = plain_form(text)
             document.add_text(GRAM_FIELD, plain)
             document.add_text(CHUNK_FIELD, chunked(plain))

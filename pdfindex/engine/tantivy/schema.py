@@ -34,13 +34,14 @@ from pdfindex.text.words import RUST_WORD_PATTERN, is_cjk
 # Japanese character a word (pdfindex.text.words.RUST_WORD_PATTERN); 7: the page's character
 # trigrams (pdfindex.text.substrings), for exact search; 8: adjacent word pairs, for phrases;
 # 9: each file's place in path order (pdfindex.engine.tantivy.places); 10: the heads of
-# each page's words, to count a short prefix's pages; 11: pairs, heads and chunks as
-# space-separated terms (JOIN inside them) for Tantivy's whitespace tokenizer.
+# each page's words, to count a short prefix's pages; 11: every page field as
+# space-separated terms (JOIN inside pairs and chunks) for Tantivy's whitespace tokenizer.
 # An older index is started empty and refilled from the extraction cache.
 FORMAT_VERSION = 11
 FORMAT_FILE = "pdfindex-format.json"
-TOKENIZER = "pdfindex_words"
-STEM_TOKENIZER = "pdfindex_stems"
+TOKENIZER = "pdfindex_words"  # elements' captions and text: cut by Tantivy
+CUT_TOKENIZER = "pdfindex_cut"  # a page's words, cut in Python (word_fields)
+STEM_TOKENIZER = "pdfindex_stems"  # the same words, stemmed
 GRAM_TOKENIZER = "pdfindex_grams"
 GRAM_FIELD = "grams"  # the page's plain form cut in character n-grams: exact search only
 # The same plain form cut in consecutive chunks of GRAM characters, with positions: a phrase
@@ -88,10 +89,11 @@ def stem(word: str) -> str:
 
 # Joins a pair's two words into one term, and stands for a space inside a chunk: no word
 # and no plain form holds it (plain_form makes every whitespace run one space), and
-# Tantivy's whitespace tokenizer (ASCII whitespace) keeps it inside a term. The pair,
-# head and chunk fields are written as space-separated terms: cutting them with a regex
-# tokenizer took 8.5, 1.9 and 8.5 s of a 48k build's CPU, with the whitespace one 4.9,
-# 0.6 and 3.0 (+2.0 to cut the chunks in Python).
+# Tantivy's whitespace tokenizer (ASCII whitespace) keeps it inside a term. A page's words
+# are cut once, in Python (content_words), and every page field is written as
+# space-separated terms: Tantivy's regex tokenizers took most of its indexing time. At
+# 48k pages, regex against whitespace: content 6.6 / 1.8 s of CPU, stem 7.0 / 2.8, pairs
+# 8.5 / 4.9, heads 1.9 / 0.6, chunks 8.5 / 3.0 (+2.0 to cut them in Python).
 JOIN = "\x1f"
 _ASCII_WORD = re.compile(r"\w+")
 _CHUNK = re.compile(f"(?s).{{{GRAM}}}")  # leftmost first: 0, GRAM, 2·GRAM…, a short end left
@@ -121,16 +123,24 @@ def _agreed(char: str) -> bool:
     return found
 
 
-def pairs_and_heads(text: str) -> tuple[str, str]:
-    """What the pair and head fields hold of casefolded `text`, space-separated terms: its
-    indexed pairs of adjacent words (indexed_pair) and its words' heads, from one cut of
-    its words."""
+class WordFields(NamedTuple):
+    """What the content (and stem), pair and head fields hold of a page, each as
+    space-separated terms for the whitespace tokenizer."""
+
+    words: str
+    pairs: str
+    heads: str
+
+
+def word_fields(text: str) -> WordFields:
+    """The word fields of casefolded `text`, from one cut of its words (content_words):
+    its words, its indexed pairs of adjacent words (indexed_pair) and its words' heads."""
     found = content_words(text)
     pairs = [f"{a}{JOIN}{b}" for a, b in pairwise(found) if len(a) <= SHORT or len(b) <= SHORT]
     heads = {word[:HEAD] for word in set(found)}
     for length in range(HEAD - 1, 0, -1):  # shorter heads from the longer ones: fewer cuts
         heads.update([head[:length] for head in heads])
-    return " ".join(pairs), " ".join(heads)
+    return WordFields(" ".join(found), " ".join(pairs), " ".join(heads))
 
 
 def indexed_pair(first: str, second: str) -> str | None:
@@ -163,7 +173,7 @@ def make_schema() -> tantivy.Schema:
     builder.add_text_field("slug", stored=True, **raw)
     builder.add_integer_field("file", indexed=True, fast=True)  # path_id(path): fast field
     builder.add_integer_field("page", stored=True, indexed=True, fast=True)
-    builder.add_text_field("content", tokenizer_name=TOKENIZER, index_option="position")
+    builder.add_text_field("content", tokenizer_name=CUT_TOKENIZER, index_option="position")
     # No positions: it ranks words, never phrases.
     builder.add_text_field(STEM_FIELD, tokenizer_name=STEM_TOKENIZER, index_option="freq")
     # Which pages hold an n-gram, not how often or where: exact search narrows by it and
@@ -230,8 +240,12 @@ def open_or_create(folder: Path, timeout: float = LOCK_WAIT) -> Opened:
         time.sleep(0.05)
     index.register_tokenizer(TOKENIZER, WORDS)
     terms = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+    index.register_tokenizer(CUT_TOKENIZER, terms)
     index.register_tokenizer(PAIR_TOKENIZER, terms)
-    index.register_tokenizer(STEM_TOKENIZER, STEMMER)
+    stems = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
+    index.register_tokenizer(
+        STEM_TOKENIZER, stems.filter(tantivy.Filter.stemmer("english")).build()
+    )
     grams = tantivy.Tokenizer.ngram(min_gram=GRAM, max_gram=GRAM, prefix_only=False)
     index.register_tokenizer(GRAM_TOKENIZER, tantivy.TextAnalyzerBuilder(grams).build())
     index.register_tokenizer(CHUNK_TOKENIZER, terms)  # chunked(): cut in Python

@@ -6,7 +6,6 @@ starts empty, and without OCR the file is `empty`, its frames listed as not read
 
 from __future__ import annotations
 
-import io
 from importlib import metadata as distributions
 from pathlib import Path
 
@@ -15,7 +14,6 @@ from PIL import Image, ImageSequence
 
 from pdfindex.extract.adapters.base import Extraction, finish
 from pdfindex.extract.adapters.containers import check_size
-from pdfindex.extract.ocr import PIPE_PNG_LEVEL
 
 MAX_BYTES = 200 * 1024 * 1024
 MAX_FRAMES = 2_000  # a TIFF with more frames is read up to here, and says so
@@ -48,8 +46,8 @@ class ImageAdapter:
         return extraction
 
 
-def render_frame_png(path: Path, number: int) -> bytes:
-    """Frame `number` (1-based) as PNG bytes for OCR: RGB or grey, at most MAX_PIXELS."""
+def render_frame(path: Path, number: int) -> Image.Image:
+    """Frame `number` (1-based) for OCR: RGB or grey, at most MAX_PIXELS."""
     with Image.open(path) as image:
         frame = next(f for i, f in enumerate(ImageSequence.Iterator(image), 1) if i == number)
         frame = frame.convert("L" if frame.mode in ("1", "L", "I;16", "I", "F") else "RGB")
@@ -57,6 +55,4 @@ def render_frame_png(path: Path, number: int) -> bytes:
         if pixels > MAX_PIXELS:
             scale = (MAX_PIXELS / pixels) ** 0.5
             frame = frame.resize((int(frame.width * scale), int(frame.height * scale)))
-        buffer = io.BytesIO()
-        frame.save(buffer, format="PNG", compress_level=PIPE_PNG_LEVEL)
-        return buffer.getvalue()
+        return frame

@@ -6,6 +6,7 @@ import ctypes
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -15,6 +16,9 @@ from pdfindex.extract.adapters.base import PDF_METADATA_KEYS, Extraction, finish
 from pdfindex.extract.glyphs import GLYPHS_VERSION, SUSPECT, Glyph, is_suspect, resolve
 from pdfindex.layout.geometry import BACKGROUND_SHARE, LARGE_IMAGE_SHARE
 from pdfindex.memory import private_mb
+
+if TYPE_CHECKING:
+    import PIL.Image
 
 
 def _restore_hyphens(text: str) -> str:
@@ -162,18 +166,26 @@ def fitting_scale(width: float, height: float, dpi: float, max_pixels: float = M
 
 
 def render_page_png(
+    path: Path, page_number: int, dpi: float, max_pixels: float = MAX_PIXELS
+) -> tuple[bytes, int, float]:
+    """The page (1-based) as PNG bytes, the document's page count, and the DPI used:
+    `dpi`, or less for a page too large for `max_pixels`."""
+    import io
+
+    image, count, used = render_page(path, page_number, dpi, max_pixels)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=6)  # optimize=True: 8x the time
+    return buffer.getvalue(), count, used
+
+
+def render_page(
     path: Path,
     page_number: int,
     dpi: float,
     max_pixels: float = MAX_PIXELS,
     grayscale: bool = False,
-    compress_level: int = 6,
-) -> tuple[bytes, int, float]:
-    """The page (1-based) as PNG bytes, the document's page count, and the DPI used:
-    `dpi`, or less for a page too large for `max_pixels`. OCR asks for grey and light
-    compression (see `ocr.PIPE_PNG_LEVEL`)."""
-    import io
-
+) -> tuple[PIL.Image.Image, int, float]:
+    """render_page_png's page as a Pillow image (OCR asks for grey)."""
     pdf = pdfium.PdfDocument(str(path), password=None)
     try:
         page = pdf[page_number - 1]
@@ -182,9 +194,7 @@ def render_page_png(
             image = page.render(scale=scale, grayscale=grayscale).to_pil()
         finally:
             page.close()
-        buffer = io.BytesIO()
-        image.save(buffer, format="PNG", compress_level=compress_level)  # optimize=True: 8x
-        return buffer.getvalue(), len(pdf), scale * 72.0
+        return image, len(pdf), scale * 72.0
     finally:
         pdf.close()
 
