@@ -55,6 +55,12 @@ def _load_libraries(engine: str) -> None:
             get_adapter(name)
 
 
+# A worker gives its freed heap back once no next file has come for this long. Trimming
+# after every file made the next one fault the same pages in again: 250 files of the
+# 48k corpus cost 0.35 s more system and 0.4 s more user CPU (5.6 s over a 48k build).
+TRIM_WHEN_IDLE = 0.25
+
+
 def _serve_jobs(conn: Connection, engine: str, options: ExtractOptions | None) -> None:
     """Extract each file sent until told to stop (None) or the pipe closes."""
     from pdfindex.extract.worker import extract_file
@@ -76,7 +82,8 @@ def _serve_jobs(conn: Connection, engine: str, options: ExtractOptions | None) -
             result = extract_file(Path(job), engine, options, heartbeat=beat)
         conn.send(result.to_dict())
         del result
-        release_freed_memory()  # back to start-up size between files
+        if not conn.poll(TRIM_WHEN_IDLE):
+            release_freed_memory()  # back to start-up size while no file comes
 
 
 def find_elements(
