@@ -117,3 +117,28 @@ def test_the_caller_gets_its_turn_while_a_scan_reports_each_page(tmp_path: Path)
     took = time.monotonic() - began
     # One turn per 0.5 s at least (the worker's start-up included), a few missed at most.
     assert ticks_before_result >= int(took / 0.5) - 3 > 0, (ticks_before_result, took)
+
+
+@needs_tesseract
+def test_a_file_queued_behind_one_that_times_out_is_still_read(tmp_path: Path) -> None:
+    """With prefetch, the worker reading the scan already holds the next files; when the
+    scan runs past the pool's limit and the worker is killed, those files are read by
+    its replacement (each once), not lost or failed with it."""
+    from pdfindex.extract.worker import ExtractOptions
+    from pdfindex.indexer.pool import TICK, ExtractionPool
+
+    scan = pdfgen.write_image_only_pdf(tmp_path / "scan.pdf", pages=20)  # ~5 s of OCR
+    small = [pdfgen.write_pdf(tmp_path / f"s{n}.pdf", [f"small file {n}"]) for n in range(3)]
+    options = ExtractOptions(ocr=True, timeout=120.0)  # the worker's own budget: no stop
+    jobs = [("scan", scan)] + [(f"s{n}", path) for n, path in enumerate(small)]
+    results: dict[str, list[str]] = {}
+    with ExtractionPool("pdfium", 1, 2.0, 4096, options, prefetch=True) as pool:
+        for item in pool.run(jobs, tick=0.5):
+            if item is TICK:
+                continue
+            key, extraction = item
+            results.setdefault(key, []).append(extraction.status.value)
+    assert results["scan"] == ["failed"]
+    assert {key: statuses for key, statuses in results.items() if key != "scan"} == {
+        f"s{n}": ["ok"] for n in range(3)
+    }

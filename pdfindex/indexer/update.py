@@ -630,7 +630,11 @@ class Indexer:
             custom_adapters=s.custom_adapters,
             memory_mb=memory_mb,
         )
-        return ExtractionPool(s.extractor, workers or s.worker_count, s.timeout, memory_mb, options)
+        count = workers or s.worker_count
+        # A kept pool (workers=None: serve, watch) sends a file only when a worker is free:
+        # a run ending while files are read leaves them to the next run (`detach`).
+        prefetch = workers is not None
+        return ExtractionPool(s.extractor, count, s.timeout, memory_mb, options, prefetch)
 
     # -- writing -------------------------------------------------------------------
 
