@@ -18,12 +18,9 @@ import tempfile
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from pdfindex.extract import rapidocr
-
-if TYPE_CHECKING:
-    import PIL.Image
 
 MIN_TEXT_CHARS = 20  # a page with fewer non-space characters has no real text layer
 OCR_DPI = 300
@@ -40,6 +37,18 @@ OCR_MAX_PIXELS = 18_000_000
 # pages as grey PNG on stdin cost 2.4 + 10.3 s of CPU, as a TIFF file 0.2 + 9.4 s, the
 # same TSV.
 RAPIDOCR_PNG_LEVEL = 1
+
+
+class PageImage(Protocol):
+    """A rendered page or image frame: a Pillow image, named by what OCR uses of it (only
+    the image adapter imports Pillow)."""
+
+    mode: str
+    size: tuple[int, int]
+
+    def tobytes(self) -> bytes: ...
+
+    def save(self, fp: Any, format: str | None = None, **params: Any) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -145,7 +154,7 @@ _READ: OrderedDict[tuple[bytes, str, str], OcrText] = OrderedDict()
 READ_MEMORY = 64
 
 
-def recognise(image: PIL.Image.Image, lang: str, timeout: float, choice: str = "auto") -> OcrText:
+def recognise(image: PageImage, lang: str, timeout: float, choice: str = "auto") -> OcrText:
     """Text of one page image, lines and paragraphs as the engine found them (an image
     this process read before: what it read then). RapidOCR runs in this process: the
     pool's time limit, not `timeout`, stops a page it hangs on."""
@@ -162,7 +171,7 @@ def recognise(image: PIL.Image.Image, lang: str, timeout: float, choice: str = "
     return found
 
 
-def _recognise(image: PIL.Image.Image, lang: str, timeout: float, choice: str) -> OcrText:
+def _recognise(image: PageImage, lang: str, timeout: float, choice: str) -> OcrText:
     found, reason = select(lang, choice)
     if found is None:
         raise RuntimeError(reason)

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pdfindex.config import SETTINGS
 from pdfindex.config.adapters import CustomAdapter
@@ -31,11 +30,9 @@ from pdfindex.extract.adapters.base import (
     status_of,
 )
 from pdfindex.extract.archives import Limits, Member, is_archive, member_file
+from pdfindex.extract.ocr import PageImage
 from pdfindex.models import FileStatus
 from pdfindex.paths import Identity, fd_path, open_regular
-
-if TYPE_CHECKING:
-    import PIL.Image
 
 Heartbeat = Callable[[], None]
 BUDGET_SHARE = 0.9  # of a file's time limit, what its reading and OCR may take (the pool
@@ -243,10 +240,10 @@ def ocr_pages(
         extraction.error = None
 
 
-def _page_renderer(path: Path) -> Callable[[int], PIL.Image.Image]:
+def _page_renderer(path: Path) -> Callable[[int], PageImage]:
     from pdfindex.extract.adapters.pdfium import render_page
 
-    def render(number: int) -> PIL.Image.Image:
+    def render(number: int) -> PageImage:
         image, _count, _dpi = render_page(
             path, number, ocr.OCR_DPI, ocr.OCR_MAX_PIXELS, grayscale=True
         )
@@ -255,7 +252,7 @@ def _page_renderer(path: Path) -> Callable[[int], PIL.Image.Image]:
     return render
 
 
-def _frame_renderer(path: Path) -> Callable[[int], PIL.Image.Image]:
+def _frame_renderer(path: Path) -> Callable[[int], PageImage]:
     from pdfindex.extract.adapters.image import render_frame
 
     return lambda number: render_frame(path, number)

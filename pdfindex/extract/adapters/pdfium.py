@@ -18,7 +18,7 @@ from pdfindex.layout.geometry import BACKGROUND_SHARE, LARGE_IMAGE_SHARE
 from pdfindex.memory import private_mb
 
 if TYPE_CHECKING:
-    import PIL.Image
+    from pdfindex.extract.ocr import PageImage
 
 
 def _restore_hyphens(text: str) -> str:
@@ -202,7 +202,7 @@ def render_page(
     dpi: float,
     max_pixels: float = MAX_PIXELS,
     grayscale: bool = False,
-) -> tuple[PIL.Image.Image, int, float]:
+) -> tuple[PageImage, int, float]:
     """render_page_png's page as a Pillow image (OCR asks for grey)."""
     pdf = pdfium.PdfDocument(str(path), password=None)
     try:
