@@ -62,10 +62,14 @@ T = TypeVar("T")
 class PdfIndex:
     """An open index over a files folder."""
 
-    def __init__(self, settings: Settings, rebuild: bool = True) -> None:
-        """Open the index; one found damaged is started empty and, with `rebuild`,
-        refilled now from the extraction cache (`serve` passes False: its start-up scan
-        refills it while the tools already answer)."""
+    def __init__(
+        self, settings: Settings, rebuild: bool = True, refilled_by: str | None = None
+    ) -> None:
+        """Open the index; one found damaged (or of an older format) is started empty and,
+        with `rebuild`, refilled now from the extraction cache. Without, `refilled_by`
+        names what refills it (the log says so): `serve`'s start-up scan while the tools
+        already answer, or the `reindex` that opened it, with that run's own options
+        (`--elements-later` included)."""
         self.settings = settings
         check_folders(settings.root, settings.files_dir, settings.index_dir)
         check_extra_folders(settings.files_dir, settings.index_dir, settings.folders)
@@ -101,10 +105,11 @@ class PdfIndex:
             self._rebuild(damage)
         elif damage:
             _log().warning(
-                "the index in %s was damaged or older (%s): started it empty; the start-up scan "
-                "refills it from the extraction cache",
+                "the index in %s was damaged or older (%s): started it empty; %s refills it "
+                "from the extraction cache",
                 settings.index_dir / self.engine.name,
                 damage,
+                refilled_by or "the start-up scan",
             )
 
     def _rebuild(self, damage: str) -> None:

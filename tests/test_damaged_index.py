@@ -348,3 +348,28 @@ def test_a_full_disk_under_serve_is_one_line_in_the_status_and_the_log(
     log = max((tmp_path / "logs").glob("*.log"), key=lambda p: p.stat().st_mtime).read_text()
     assert "Traceback" not in log
     assert any("failed: the disk holding the index" in line for line in log.splitlines())
+
+
+def test_reindex_refills_an_older_index_itself_with_its_own_options(built: Path) -> None:
+    """`reindex --elements-later` on an index of an older format: the index is started
+    empty at open and this reindex refills it from the cache, with its options, summary
+    and progress (opening it used to refill it first, elements pass included, whatever the
+    options said)."""
+    engine = ENGINE["name"]
+    folder = built / "index" / engine
+    format_file = folder / "pdfindex-format.json"
+    if engine == "whoosh":
+        format_file = built / "index" / "pdfindex-format.json"
+    format_file.write_text(json.dumps({"format": 3}))
+
+    result = _cli(built, "reindex", "--elements-later", "--json")
+
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["added"], summary["from_cache"], summary["parsed"]) == (DOCS, DOCS, 0)
+    lines = [line for line in result.stderr.splitlines() if "older" in line]
+    if engine == "tantivy":  # Whoosh starts an older index empty without a word
+        assert len(lines) == 1, result.stderr
+        assert "this reindex refills it" in lines[0], lines[0]
+    again = _cli(built, "search", "zebra")
+    assert f"{DOCS} of {DOCS} pages" in again.stdout

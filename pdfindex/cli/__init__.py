@@ -232,7 +232,7 @@ def reindex(
     from pdfindex.logs import setup_logging
 
     setup_logging(None)
-    index = open_index(ctx)
+    index = open_index(ctx, refilled_by="this reindex")
     update, finish = _progress_bar()
     from pdfindex.cli.interrupt import ElementsInterrupt
 

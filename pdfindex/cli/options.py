@@ -232,10 +232,14 @@ def searches_alike(mine: Settings, theirs: Settings) -> bool:
     return all(getattr(mine, name) == getattr(theirs, name) for name in shared)
 
 
-def open_index(ctx: click.Context, one_shot: bool = False) -> PdfIndex:
+def open_index(
+    ctx: click.Context, one_shot: bool = False, refilled_by: str | None = None
+) -> PdfIndex:
     """The index of the command's settings, closed with the command. `one_shot`: the
     command answers once and its process ends (search, list, stats, extract), so it
-    skips what only a lasting process needs (`pdfindex.memory.one_shot`)."""
+    skips what only a lasting process needs (`pdfindex.memory.one_shot`). `refilled_by`:
+    the command refills an index found damaged or older itself (reindex, with its own
+    options), so opening it does not."""
     settings = command_settings(ctx)
     resident = ctx.find_root().obj
     if isinstance(resident, Resident):  # a search a resident process answers
@@ -248,7 +252,7 @@ def open_index(ctx: click.Context, one_shot: bool = False) -> PdfIndex:
         from pdfindex.memory import one_shot as answer_once
 
         ctx.with_resource(answer_once())
-    index = PdfIndex(settings)
+    index = PdfIndex(settings, rebuild=refilled_by is None, refilled_by=refilled_by)
     ctx.call_on_close(index.close)
     return index
 
