@@ -48,6 +48,8 @@ class PageImage(Protocol):
 
     def tobytes(self) -> bytes: ...
 
+    def convert(self, mode: str) -> PageImage: ...
+
     def save(self, fp: Any, format: str | None = None, **params: Any) -> None: ...
 
 
@@ -181,6 +183,8 @@ def _recognise(image: PageImage, lang: str, timeout: float, choice: str) -> OcrT
         text, confidence = rapidocr.recognise(buffer.getvalue())
         return OcrText(text=text, confidence=confidence)
     env = dict(os.environ, OMP_THREAD_LIMIT="1")  # the pool already uses every core
+    if image.mode != "L":  # an image file's colour frame: a third of the bytes in grey
+        image = image.convert("L")
     with tempfile.NamedTemporaryFile(prefix="pdfindex-ocr-", suffix=".tif") as handle:
         image.save(handle, format="TIFF")  # uncompressed (see above)
         handle.flush()
