@@ -23,14 +23,15 @@ from pdfindex.api import PdfIndex
 from pdfindex.cli import main
 from pdfindex.config import index_settings, load_settings
 from pdfindex.engine import Engine, open_engine
+from pdfindex.engine.postgres import compiler, postings, ranking, schema
 from pdfindex.engine.postgres import engine as postgres_engine
-from pdfindex.engine.postgres import postings, ranking, schema
 from pdfindex.engine.postgres.compiler import Compiler
 from pdfindex.errors import ConfigError, IndexLocked
 from pdfindex.models import FileRecord
 from pdfindex.search.exact import exact_search
 from pdfindex.search.ranked import ranked_search
 from pdfindex.text.index import index_text
+from pdfindex.text.words import words as index_words
 from tests import pdfgen
 from tests.brute import brute_force
 from tests.conftest import POSTGRES, database_for, make_settings
@@ -812,3 +813,83 @@ def test_records_come_a_few_at_a_time_all_of_them_in_path_order(
     monkeypatch.setattr("pdfindex.engine.postgres.engine.RECORDS_AT_ONCE", 4)
     assert [record.path for record in engine.records()] == sorted(paths)
     assert {record.path for record in engine.records()} == set(engine.catalog())
+
+
+def _has_phrase(words: list[str], phrase: tuple[str, ...]) -> bool:
+    size = len(phrase)
+    return any(tuple(words[i : i + size]) == phrase for i in range(len(words) - size + 1))
+
+
+def test_phrases_narrowed_by_their_pairs_match_what_a_scan_of_the_words_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page's pairs of neighbours of which one is a function word (schema.page_pairs)
+    narrow a phrase's candidates, and decide a phrase of two such words alone: every way
+    of ranking still matches the pages a scan of their words finds, no more and no fewer,
+    whatever the phrase's words are and however the query holds it (under AND, OR and
+    NOT, beside words), across line breaks and punctuation; a page with too many pairs
+    to keep is lossy and still found."""
+    engine = open_engine(index_settings(tmp_path, "postgres", database_url=database_for(tmp_path)))
+    rng = random.Random(13)
+    vocabulary = "the of a that note name table font in to".split()
+    texts: dict[tuple[str, int], list[str]] = {}
+    try:
+        with engine.writer(timeout=10) as writer:
+            for n in range(12):
+                pages = []
+                for _ in range(5):
+                    chosen = rng.choices(vocabulary, k=rng.randint(2, 60))
+                    glue = [rng.choice([" ", " ", "\n", ", ", ". "]) for _ in chosen]
+                    pages.append("".join(w + g for w, g in zip(chosen, glue, strict=True)))
+                writer.add_file(_record(f"d{n:02}.pdf", 5), pages, [index_text(p) for p in pages])
+                for page, text in enumerate(pages, 1):
+                    texts[(f"d{n:02}.pdf", page)] = index_words(index_text(text))
+        # A page whose pairs are more than a tsvector holds: lossy, found all the same.
+        monkeypatch.setattr(schema, "MAX_VECTOR_BYTES", 20_000)
+        crowded = " ".join(f"the w{i} of" for i in range(800)) + " note that"
+        _add(engine, "crowded.pdf", [crowded])
+        monkeypatch.undo()
+        lossy = _rows(
+            engine,
+            "SELECT lossy, pairs = ''::tsvector FROM pdfindex_pages WHERE path = 'crowded.pdf'",
+        )
+        assert lossy == [(1, True)]
+        assert engine.ranking(pq.parse('"note that"'), 1000)[0].total >= 1  # type: ignore[attr-defined]
+        found = {h.path for h in engine.ranking(pq.parse('"note that"'), 1000)[0].hits}  # type: ignore[attr-defined]
+        assert "crowded.pdf" in found
+        phrases = [
+            ("note", "that"),
+            ("that", "note"),
+            ("the", "name"),
+            ("name", "of"),
+            ("the", "name", "of", "the"),
+            ("note", "that", "the"),
+            ("table", "font"),
+            ("of", "the"),
+            ("a", "table", "in", "the", "font"),
+        ]
+        decided = 0
+        for phrase in phrases:
+            quoted = '"' + " ".join(phrase) + '"'
+            for text, want in [
+                (quoted, lambda w, p=phrase: _has_phrase(w, p)),
+                (f"{quoted} font", lambda w, p=phrase: _has_phrase(w, p) and "font" in w),
+                (
+                    f'{quoted} OR "of a"',
+                    lambda w, p=phrase: _has_phrase(w, p) or _has_phrase(w, ("of", "a")),
+                ),
+                (
+                    f"note AND NOT {quoted}",
+                    lambda w, p=phrase: "note" in w and not _has_phrase(w, p),
+                ),
+            ]:
+                query = pq.parse(text)
+                expected = sorted(key for key, words in texts.items() if want(words))
+                for pages in (None, (1, 100)):  # bounded or lists, and every match scored
+                    got, _how, _counts = engine.ranking(query, 1000, pages=pages)  # type: ignore[attr-defined]
+                    hits = sorted((h.path, h.page) for h in got.hits if h.path != "crowded.pdf")
+                    assert hits == expected, (text, pages)
+            decided += compiler.beyond_neighbours(pq.parse(quoted)) is None
+        assert decided == 4  # note that, that note, the name, name of
+    finally:
+        engine.close()

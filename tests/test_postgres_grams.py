@@ -120,8 +120,8 @@ def test_a_database_without_the_table_is_given_one_filled_from_its_pages(
         assert _candidates(reopened, "qzxv wkjp") == []
         with psycopg.connect(url, autocommit=True) as connection:
             connection.execute(
-                "INSERT INTO pdfindex_pages (path, page, slug, text, words, length, lossy)"
-                " VALUES ('old.pdf', 1, 'old', 'qzxv wkjp', '''qzxv'':1 ''wkjp'':2', 2, 0)"
+                "INSERT INTO pdfindex_pages (path, page, slug, text, words, length, lossy, pairs)"
+                " VALUES ('old.pdf', 1, 'old', 'qzxv wkjp', '''qzxv'':1 ''wkjp'':2', 2, 0, '')"
             )
         assert _candidates(reopened, "qzxv wkjp") == [("old.pdf", 1)]
         assert _candidates(reopened, "bounding box") == [("cjk.pdf", 2), ("old.pdf", 1)]

@@ -22,7 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pdfindex import query as pq
-from pdfindex.engine.postgres.schema import K1, MAX_LEXEME_BYTES, is_paired, pairs_of
+from pdfindex.engine.postgres.schema import (
+    K1,
+    MAX_LEXEME_BYTES,
+    is_paired,
+    neighbours_of,
+    pairs_of,
+)
 
 NOTHING, EVERYTHING = "\x00nothing", "\x00everything"  # tsqueries with no literal
 
@@ -106,6 +112,11 @@ class Compiler:
     # queries always are, and what lets a broad prefix be answered without scoring its
     # 20,000 pages (pdfindex.engine.postgres.engine.ranked).
     constant: frozenset[str] = frozenset()
+    # Conditions as `ts_match_vq(column, q)`, which no index answers: where the `pairs`
+    # column's index has found the few candidates (ranking.on_words_and_pairs), a bitmap
+    # of `words`' index beside it cost more than it saved (`"the name of the"` at 48,000
+    # pages: 9.4 -> 3.4 ms).
+    unindexed: bool = False
 
     # -- one tsquery for a whole tree ---------------------------------------------------
 
@@ -134,6 +145,17 @@ class Compiler:
         return _join([lexeme(w) for w in self.expand(node.text, node.distance)], "|")
 
     # -- SQL: what matches --------------------------------------------------------------
+
+    def neighbours(self, node: pq.Node) -> str:
+        """A tsquery on the `pairs` column (schema.page_pairs) that every page matching
+        the tree meets: the pairs of its phrases of neighbours, as the tree combines them
+        (EVERYTHING when it says nothing, as under a NOT)."""
+        if isinstance(node, pq.And | pq.Or):
+            operator = "&" if isinstance(node, pq.And) else "|"
+            return _join([self.neighbours(c) for c in node.children], operator)
+        if isinstance(node, pq.Phrase) and node.slop <= 1:
+            return _join([lexeme(p) for p in neighbours_of(node.words)], "&")
+        return EVERYTHING
 
     def match(self, node: pq.Node, column: str) -> str:
         """An SQL condition on `column` (a tsvector expression): one tsquery for the whole
@@ -178,6 +200,8 @@ class Compiler:
         if tsquery in (NOTHING, EVERYTHING):
             return "false" if tsquery == NOTHING else "true"
         self.params.append(tsquery)
+        if self.unindexed:
+            return f"ts_match_vq({column}, %s::tsquery)"
         return f"({column} @@ %s::tsquery)"
 
     # -- SQL: the score -----------------------------------------------------------------
@@ -318,6 +342,43 @@ def stem_literals(stems: dict[str, list[str]]) -> dict[str, str]:
     """Each word's stems (as `to_tsvector('pdfindex_stems', word)` gives them) as the
     tsquery plainto_tsquery would make of the word: its stems ANDed."""
     return {word: _join([lexeme(s) for s in found], "&") for word, found in stems.items()}
+
+
+def beyond_neighbours(node: pq.Node) -> pq.Node | None:
+    """The tree less the phrases its `pairs` condition (Compiler.neighbours) decides
+    alone, None when nothing is left: a phrase of two neighbours, one a function word,
+    that the whole tree needs (the tree itself, or a child of its top AND). Its pair is
+    on a page exactly when the two are side by side there, so no position is read for it
+    (`"Note that"` at 48,000 pages: 3,011 pages' positions)."""
+    if _decided(node):
+        return None
+    if not isinstance(node, pq.And):
+        return node
+    kept = tuple(c for c in node.children if not _decided(c))
+    if len(kept) == len(node.children):
+        return node
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else pq.And(kept, node.boost)
+
+
+def narrowed(node: pq.Node) -> bool:
+    """Whether every leaf of the tree is a phrase that the `pairs` column narrows: its
+    index then finds fewer candidates than that of `words` would (a pair is on a page only
+    with both its words)."""
+    return all(
+        isinstance(leaf, pq.Phrase) and leaf.slop <= 1 and bool(neighbours_of(leaf.words))
+        for leaf in pq.leaves(node)
+    )
+
+
+def _decided(node: pq.Node) -> bool:
+    return (
+        isinstance(node, pq.Phrase)
+        and node.slop <= 1
+        and len(node.words) == 2
+        and len(neighbours_of(node.words)) == 1
+    )
 
 
 def positional(node: pq.Node) -> bool:

@@ -32,7 +32,15 @@ import numpy as np
 
 from pdfindex import query as pq
 from pdfindex.engine import RankedPages
-from pdfindex.engine.postgres.compiler import Compiler, bm25_idf, positional, stem_literals
+from pdfindex.engine.postgres.compiler import (
+    EVERYTHING,
+    Compiler,
+    beyond_neighbours,
+    bm25_idf,
+    narrowed,
+    positional,
+    stem_literals,
+)
 from pdfindex.engine.postgres.postings import FREQUENCIES, Key, Scorer, lexemes, rarest_words
 from pdfindex.engine.postgres.schema import K1, MAX_POSITIONS, B, pairs_of
 from pdfindex.engine.postgres.topk import Plan, Planner, stems_of
@@ -112,6 +120,25 @@ class Matching:
         return sql, [*self.strict_params, *self.strict_params, *self.loose_params]
 
 
+def on_words_and_pairs(matcher: Compiler, query: pq.Node) -> str:
+    """The SQL condition of the pages `query` matches: its words and positions, and the
+    pairs of its phrases of neighbours (schema.page_pairs), which the GIN index of
+    `pairs` answers first; a phrase its pair decides alone (beyond_neighbours) is not
+    looked for in `words` at all, and when phrases narrowed by pairs are all there is
+    (narrowed), `words` is read only on the pages that index gave."""
+    on_pairs = matcher.neighbours(query)
+    if on_pairs == EVERYTHING:
+        return matcher.match(query, "words")
+    rest = beyond_neighbours(query)
+    if rest is None:
+        on_words = "true"
+    else:
+        matcher.unindexed = narrowed(rest)  # its candidates: those of `pairs` alone
+        on_words = matcher.match(rest, "words")
+        matcher.unindexed = False
+    return f"({on_words} AND {matcher.condition('pairs', on_pairs)})"
+
+
 class Ranker:
     """Ranks the pages of the index `rows` reads (PostgresEngine._rows); `similar_terms`
     expands typos."""
@@ -174,7 +201,7 @@ class Ranker:
     ) -> Matching:
         stemmed = stem_literals(weights.stems)
         matcher = Compiler(self.similar_terms, stems=True, stemmed=stemmed)
-        match = matcher.match(query, "words")
+        match = on_words_and_pairs(matcher, query)
         strict, strict_params = match, list(matcher.params)
         phrases = positional(query)
         loose, loose_params = "", []

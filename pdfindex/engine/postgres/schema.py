@@ -26,13 +26,14 @@ from pdfindex.text.words import is_cjk
 K1, B = 1.2, 0.75  # BM25's, as Tantivy's and Lucene's defaults
 PAIRED = ENGLISH_FUNCTION_WORDS  # two of these side by side are also one lexeme (pair)
 
-FORMAT_VERSION = 12  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
+FORMAT_VERSION = 13  # 3: BM25 in SQL; 4: tsvectors in the row; 5: tf ranked once; 6: sources;
 # 7: narrow term vectors for counting, impact lists for top pages (pdfindex.engine.postgres.topk);
 # 8: pairs of function words (page_vector); 9: lists for stems of less common words;
 # 10: per-document postings (pdfindex.engine.postgres.postings), pages numbered (pid);
 # 11: each Chinese or Japanese character a word (pdfindex.text.words.words), and two side by
 # side a pair, as two function words are; 12: the 5 characters around each space of a page's
-# plain form beside its trigrams (pdfindex.engine.postgres.grams.bridges)
+# plain form beside its trigrams (pdfindex.engine.postgres.grams.bridges); 13: a page's pairs
+# of neighbours of which one is a function word, in their own column (`pairs`, page_pairs)
 MAX_LEXEME_BYTES = 2047
 MAX_POSITIONS = 256  # of one word on one page
 MAX_POSITION = 16383
@@ -87,7 +88,8 @@ CREATE = (
     "CREATE TABLE pdfindex_pages ("
     ' path text COLLATE "C" NOT NULL, page integer NOT NULL, slug text NOT NULL,'
     " text text NOT NULL, words tsvector NOT NULL, length integer NOT NULL,"
-    " lossy smallint NOT NULL, pid bigint GENERATED ALWAYS AS IDENTITY,"
+    " lossy smallint NOT NULL, pairs tsvector NOT NULL,"
+    " pid bigint GENERATED ALWAYS AS IDENTITY,"
     " stems tsvector GENERATED ALWAYS AS"
     f" (to_tsvector('pdfindex_stems'::regconfig, left(text, {STEM_TEXT_CHARS}))) STORED,"
     " PRIMARY KEY (path, page))",
@@ -98,6 +100,9 @@ CREATE = (
     " ALTER COLUMN stems SET COMPRESSION lz4",
     "CREATE INDEX pdfindex_pages_words ON pdfindex_pages USING gin (words)",
     "CREATE INDEX pdfindex_pages_stems ON pdfindex_pages USING gin (stems)",
+    # A page's pairs of neighbours of which one is a function word (page_pairs), without
+    # positions: what narrows a phrase's candidates before their positions are read.
+    "CREATE INDEX pdfindex_pages_pairs ON pdfindex_pages USING gin (pairs)",
     "CREATE INDEX pdfindex_pages_slug ON pdfindex_pages (slug, page)",
     "CREATE INDEX pdfindex_pages_lossy ON pdfindex_pages (path) WHERE lossy > 0",
     "CREATE INDEX pdfindex_pages_pid ON pdfindex_pages (pid)",
@@ -441,6 +446,42 @@ def _with_pairs(words: list[str]) -> list[tuple[int, str]]:
             found.append((number - 1, pair(previous, word)))
         previous, previous_kind = word, kind
     return found
+
+
+def neighbours_with(first: str, second: str) -> bool:
+    """Whether these two words side by side are in a page's `pairs` column: one is a
+    function word and the other is not (two are one lexeme of `words`, pairs_with)."""
+    return (first in PAIRED) != (second in PAIRED)
+
+
+def neighbours_of(words: tuple[str, ...]) -> list[str]:
+    """The lexemes of `pairs` a page holding these words side by side holds."""
+    neighbours = zip(words, words[1:], strict=False)
+    return [pair(a, b) for a, b in neighbours if neighbours_with(a, b)]
+
+
+def page_pairs(words: list[str]) -> tuple[str, bool]:
+    """The `pairs` column of a page (a `tsvector` literal, no positions): each distinct
+    pair of neighbours of which one is a function word (`~name of`), and whether there
+    were too many to keep (it is then empty, and the page lossy). With them the pages a
+    phrase of common words is checked on are the few holding all its pairs (`"the name of
+    the"` at 48,000 pages: 991 instead of 4,463), and a phrase of two such words is
+    decided by its pair alone. A pair of a word too long for a lexeme is left out: the
+    word is not in `words` either (page_positions)."""
+    function = [w in PAIRED for w in words]
+    found = {
+        f"~{a} {b}"
+        for a, b, x, y in zip(words, words[1:], function, function[1:], strict=False)
+        if x != y
+    }
+    if max(map(len, found), default=0) * 4 > MAX_LEXEME_BYTES:  # 4 bytes a character at most
+        found = {p for p in found if len(p.encode("utf-8")) <= MAX_LEXEME_BYTES}
+    size = sum(len(p) + 8 for p in found)
+    if size * 4 > MAX_VECTOR_BYTES and sum(len(p.encode("utf-8")) + 8 for p in found) > (
+        MAX_VECTOR_BYTES
+    ):
+        return "", True
+    return " ".join(f"'{p}'" for p in found), False
 
 
 def plain_vector(words: list[str]) -> str:

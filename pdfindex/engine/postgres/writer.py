@@ -19,6 +19,7 @@ from pdfindex.engine.postgres.schema import (
     STAGED,
     STAGED_POSTINGS,
     STEM_POSTINGS,
+    page_pairs,
     page_positions,
     plain_vector,
 )
@@ -64,18 +65,22 @@ class PostgresWriter:
                     copy.write_row(
                         (record.path, number, record.slug, grams.page_grams(text, record.slug))
                     )
-        columns = "path, page, slug, text, words, length, lossy"
+        columns = "path, page, slug, text, words, length, lossy, pairs"
         vectors: list[tuple[dict[str, list[int]], int]] = []
         with cursor.copy(f"COPY pdfindex_pages ({columns}) FROM STDIN") as copy:
             for number, (text, indexed) in enumerate(zip(pages, index_text, strict=True), 1):
                 words = index_words(indexed)
                 positions, lossy = page_positions(words)
+                pairs, too_many = page_pairs(words)
+                if too_many:  # a phrase's candidates then include the page (schema)
+                    lossy = max(lossy, 1)
                 self._added.update(positions.keys())
                 vectors.append((positions, len(words)))
                 self.length_delta += len(words)
                 # \w+ words hold no quote, backslash or space: each is a literal as it is.
                 vector = " ".join(f"'{w}':{','.join(map(str, p))}" for w, p in positions.items())
-                copy.write_row((record.path, number, record.slug, text, vector, len(words), lossy))
+                row = (record.path, number, record.slug, text, vector, len(words), lossy, pairs)
+                copy.write_row(row)
         self.pages_added += len(pages)
         self.pages_delta += len(pages)
         # The narrow copy for counting, and the file noted for the impact lists (commit).
