@@ -40,6 +40,7 @@ from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
 from pdfminer.pdfpage import PDFPage
 from pdfminer.pdfparser import PDFParser
 from pdfminer.pdftypes import resolve1
+from pdfminer.psparser import PSLiteral, literal_name
 from pdfminer.utils import decode_text
 
 from pdfindex.errors import EncryptedDocument, PageOutOfRange
@@ -138,21 +139,51 @@ class _GlyphReader(PDFTextDevice):
 _FORM_DEPTH = 4  # forms inside forms looked into for their fonts
 
 
-def _fonts(manager: PDFResourceManager, resources: object, depth: int = 0) -> Iterable[PDFFont]:
-    """The fonts a page's (or form's) resources list, and those of its forms."""
+def _fonts(
+    manager: PDFResourceManager, resources: object, names: set[str], depth: int = 0
+) -> Iterable[PDFFont]:
+    """The fonts a page's (or form's) resources list, and those of its forms, that may be
+    named one of `names`: a font none of whose names is one is never built (widths,
+    encodings, an embedded Type 1 header parsed: most of the time of reading glyphs)."""
     resources = resolve1(resources)
     if not isinstance(resources, dict):
         return
     fonts = resolve1(resources.get("Font"))
     for spec in fonts.values() if isinstance(fonts, dict) else ():
         font_dict = resolve1(spec)
-        if isinstance(font_dict, dict):
+        if isinstance(font_dict, dict) and not names.isdisjoint(_names_of(font_dict)):
             yield manager.get_font(getattr(spec, "objid", None), font_dict)
     forms = resolve1(resources.get("XObject"))
     for form in forms.values() if isinstance(forms, dict) and depth < _FORM_DEPTH else ():
         attributes = getattr(resolve1(form), "attrs", {})
         if attributes.get("Resources") is not None:
-            yield from _fonts(manager, attributes["Resources"], depth + 1)
+            yield from _fonts(manager, attributes["Resources"], names, depth + 1)
+
+
+def _names_of(font: dict) -> set[str]:
+    """Every name pdfminer may give this font (its `fontname`: the descriptor's FontName,
+    a standard font's BaseFont, `unknown`; a composite font's from its descendant), as
+    _font_name has it: a superset, so a font left out is never one that was wanted."""
+    found = {"unknown"}
+    for spec in (font, *_descendants(font)):
+        for value in (spec.get("BaseFont"), _descriptor_name(spec)):
+            value = resolve1(value)
+            if isinstance(value, PSLiteral):
+                value = literal_name(value)
+            if isinstance(value, str | bytes):
+                found.add(_font_name(value))
+    return found
+
+
+def _descendants(font: dict) -> list[dict]:
+    kids = resolve1(font.get("DescendantFonts"))
+    first = resolve1(kids[0]) if isinstance(kids, list) and kids else None
+    return [first] if isinstance(first, dict) else []
+
+
+def _descriptor_name(spec: dict) -> object:
+    descriptor = resolve1(spec.get("FontDescriptor"))
+    return descriptor.get("FontName") if isinstance(descriptor, dict) else None
 
 
 _INHERITED = ("Resources", "MediaBox", "CropBox", "Rotate")
@@ -160,11 +191,20 @@ _TREE_DEPTH = 32
 
 
 def _pages_at(document: PDFDocument, wanted: set[int]) -> Iterable[tuple[int, PDFPage]]:
-    """The wanted 0-based pages, reached through the page tree's counts: the pages between
-    are never resolved (walking them all parsed every object stream of a 1,300-page
-    manual, 8x the time pdfium took to read its text)."""
+    """The wanted 0-based pages (_page_leaves) as pdfminer's pages."""
+    for index, objid, attributes in _page_leaves(document, wanted):
+        yield index, PDFPage(document, objid, attributes, None)
 
-    def walk(ref: object, first: int, inherited: dict, depth: int) -> Iterable[tuple[int, PDFPage]]:
+
+def _page_leaves(document: PDFDocument, wanted: set[int]) -> Iterable[tuple[int, object, dict]]:
+    """The wanted 0-based pages' object numbers and attributes (inherited ones merged),
+    reached through the page tree's counts: the pages between are never resolved (walking
+    them all parsed every object stream of a 1,300-page manual, 8x the time pdfium took to
+    read its text). Not yet pdfminer's pages, which resolve their content streams."""
+
+    def walk(
+        ref: object, first: int, inherited: dict, depth: int
+    ) -> Iterable[tuple[int, object, dict]]:
         node = resolve1(ref)
         if not isinstance(node, dict) or depth > _TREE_DEPTH:
             raise ValueError("not a page tree")
@@ -172,8 +212,7 @@ def _pages_at(document: PDFDocument, wanted: set[int]) -> Iterable[tuple[int, PD
         kids = resolve1(node.get("Kids"))
         if not isinstance(kids, list):  # a page
             if first in wanted:
-                page = PDFPage(document, getattr(ref, "objid", None), {**attributes, **node}, None)
-                yield first, page
+                yield first, getattr(ref, "objid", None), {**attributes, **node}
             return
         leaves = resolve1(node.get("Count")) == len(kids)  # every kid a page: none resolved
         for kid in kids:
@@ -201,8 +240,12 @@ def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[
     with open(path, "rb") as handle:
         document = _open_document(handle)
         manager = PDFResourceManager(caching=True)
+        # Each page's object number and attributes: its resources name the fonts, and
+        # only a page read from its content becomes pdfminer's page (which reads its
+        # content streams' dictionaries: a fifth of the time here).
+        pages: dict[int, tuple[object, dict] | PDFPage]
         try:
-            pages = dict(_pages_at(document, set(wanted)))
+            pages = {i: (objid, attrs) for i, objid, attrs in _page_leaves(document, set(wanted))}
         except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
             pages = {}  # an odd page tree: walked page by page below
         if set(pages) != set(wanted):
@@ -214,10 +257,16 @@ def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[
         for index, page in sorted(pages.items()):
             if index not in wanted:
                 continue
+            if not isinstance(page, PDFPage):
+                objid, attributes = page
+                resources = resolve1(attributes.get("Resources", {}))
+            else:
+                resources = page.resources
             codes = {code for _font, code in wanted[index]}
+            names = {name for name, _code in wanted[index]}
             table = {
                 (name, code, _reading(font, code))
-                for font in _fonts(manager, page.resources)
+                for font in _fonts(manager, resources, names)
                 for name in [_font_name(font.fontname)]
                 for code in codes
                 if (name, code) in wanted[index]
@@ -226,6 +275,8 @@ def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[
             if len(pairs) == len(set(pairs)):
                 found[index] = sorted(table, key=lambda r: (r[0], r[1], r[2] or ""))
             else:
+                if not isinstance(page, PDFPage):
+                    page = PDFPage(document, objid, attributes, None)
                 reader = _GlyphReader(manager, codes)
                 PDFPageInterpreter(manager, reader).process_page(page)
                 found[index] = reader.readings
