@@ -18,6 +18,7 @@ from pdfindex.search.textmatch import (
     required_terms,
     to_original,
 )
+from pdfindex.text import substrings
 from pdfindex.text.index import index_text
 from pdfindex.text.substrings import grams, plain_form, query_pieces
 from pdfindex.text.words import normalize_query, words
@@ -227,3 +228,16 @@ def test_fold_maps_every_folded_character_to_its_origin(text: str) -> None:
         assert len(folded) == len(text)
     else:
         assert offsets == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000ab-\u00ad日"))
+@example(text="")
+@example(text="   ")
+@example(text=" a ")
+def test_the_plain_form_has_each_whitespace_run_as_one_space(text: str) -> None:
+    """plain_form joins split words instead of `re.sub(r"\\s+", " ")` (faster): the same
+    form, ends included, for every kind of whitespace."""
+    hyphen_break, cjk_break, _ = substrings._patterns()
+    joined = cjk_break.sub("", hyphen_break.sub("", text.casefold()))
+    assert plain_form(text) == re.sub(r"\s+", " ", joined)
