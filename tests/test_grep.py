@@ -81,6 +81,12 @@ def _spans(target: Any, text: str, position: int = 0) -> Iterator[tuple[int, int
 @example(
     pages=[[("node", "\n"), ("a", " "), ("aa", "")]], pattern=r"\w+\W+\w+", case_sensitive=True
 )
+# the same from a match passed over in a line already found (`node\nnode` hid `node node`)
+@example(
+    pages=[[("node", " "), ("node", " "), ("node", "\n"), ("node", " "), ("node", "\n")]],
+    pattern=r"\w+\W+\w+",
+    case_sensitive=False,
+)
 @given(
     pages=st.lists(
         st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), max_size=10),

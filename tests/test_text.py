@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import unicodedata
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from pdfindex.extract.adapters import get_adapter
 from pdfindex.extract.adapters.base import Extraction
 from pdfindex.extract.cache import ExtractionCache
 from pdfindex.extract.text import TEXT_VERSION, normalize_text
-from pdfindex.text.language import guess_language
+from pdfindex.text.language import _SCRIPTS, _script_counts, guess_language
 from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.tools.exact import search_pdf
 from tests.brute import brute_force
@@ -310,6 +311,15 @@ def test_cache_get_renormalises_elements_and_keeps_version(tmp_path: Path) -> No
 )
 def test_guess_language(text: str, code: str) -> None:
     assert guess_language(text) == code
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZé ñ\nдЖاשกकაԱ日本カナ한ΩΣ\u1e00\u00d7\u2028", max_size=60))
+def test_each_writing_system_is_counted_letter_by_letter(text: str) -> None:
+    """The language guess counts a system's letters by runs, and only through text holding
+    one of them: the counts of one match per letter."""
+    expected = {name: len(re.findall(f"[{chars}]", text)) for name, chars in _SCRIPTS.items()}
+    assert _script_counts(text) == expected
 
 
 def test_question_stop_words_are_unchanged() -> None:

@@ -142,15 +142,18 @@ def _hopeful_lf_lines(
     """_hopeful_lines of a page whose lines end at \\n only, from one pass of matches: a
     search call per line cost more than the matching (`node\\s+distance` in 34 pages of
     pgfmanual: 0.63 ms, one pass 0.25). The pass starts again at the next line's start
-    where a match runs past its line's break (a match starting before its end would be
-    hidden) and after SAME_LINE matches more in a line already found (`\\w+`: a search
-    from the next line costs less than every word)."""
+    where a match runs past its line's break, whether its line was found by it or before
+    (a match starting before its end would be hidden), and after SAME_LINE matches more
+    in a line already found (`\\w+`: a search from the next line costs less than every
+    word)."""
     count = text.count("\n") + (1 if text and text[-1] != "\n" else 0)  # splitlines()'s
     position, number, line_start = 0, 1, 0  # the line counted last and where it starts
     while True:
         passed = 0
         for start, stop in spans(whole_page, text, position):
             if start < position:  # in the line found last
+                if stop > position:  # into the next line: a match there may be hidden
+                    break  # (`\w+\W+\w+` over `a b c\nd e`: `c\nd` hid `d e`)
                 passed += 1
                 if passed <= SAME_LINE:
                     continue
