@@ -893,3 +893,24 @@ def test_phrases_narrowed_by_their_pairs_match_what_a_scan_of_the_words_finds(
         assert decided == 4  # note that, that note, the name, name of
     finally:
         engine.close()
+
+
+def test_a_database_of_a_newer_format_is_refused_not_refilled(tmp_path: Path) -> None:
+    """Another host's newer pdfindex wrote the library: this one says to upgrade and
+    changes nothing, where refilling it from this host's cache would drop every other
+    source's pages."""
+    url = database_for(tmp_path)
+    engine = open_engine(index_settings(tmp_path, "postgres", database_url=url))
+    _add(engine, "kept.pdf", ["a page another host wrote"])
+    engine.close()
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute(
+            "UPDATE pdfindex_meta SET value = %s WHERE key = 'format'",
+            (schema.FORMAT_VERSION + 1,),
+        )
+    with pytest.raises(ConfigError, match="newer than this pdfindex"):
+        open_engine(index_settings(tmp_path, "postgres", database_url=url))
+    with psycopg.connect(url, autocommit=True) as connection:
+        kept = connection.execute("SELECT count(*) FROM pdfindex_pages").fetchone()[0]
+        found = connection.execute("SELECT value FROM pdfindex_meta WHERE key = 'format'")
+        assert (kept, found.fetchone()[0]) == (1, schema.FORMAT_VERSION + 1)

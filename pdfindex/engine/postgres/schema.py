@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from pdfindex.engine.postgres import grams
+from pdfindex.errors import ConfigError
 from pdfindex.text.stopwords import ENGLISH_FUNCTION_WORDS
 from pdfindex.text.words import is_cjk
 
@@ -292,10 +293,11 @@ ADDED = 'CREATE TEMPORARY TABLE IF NOT EXISTS pdfindex_added (path text COLLATE 
 
 
 def create_or_check(connection: Any) -> None:
-    """The tables, created when missing; of another format, dropped and created empty
-    (PdfIndex refills them from the extraction cache). Under an advisory lock, so two
-    processes opening a new database never create them at once. The trigram table, added
-    to format 11 without a new format, may still be missing then: `add_grams`."""
+    """The tables, created when missing; of an older format, dropped and created empty
+    (PdfIndex refills them from the extraction cache); of a newer one, ConfigError. Under
+    an advisory lock, so two processes opening a new database never create them at once.
+    The trigram table, added to format 11 without a new format, may still be missing
+    then: `add_grams`."""
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
         found = connection.execute(
@@ -305,6 +307,14 @@ def create_or_check(connection: Any) -> None:
         ).fetchone()
         if found is not None and found[0] == FORMAT_VERSION:
             return
+        if found is not None and found[0] > FORMAT_VERSION:
+            # Another host's newer pdfindex wrote it: refilling it here would drop every
+            # source's pages for this host's cache alone.
+            raise ConfigError(
+                f"the database holds pdfindex tables of format {found[0]}, newer than this "
+                f"pdfindex's ({FORMAT_VERSION}): upgrade pdfindex on this host "
+                "(nothing in the database was changed)"
+            )
         for table in TABLES:
             connection.execute(f"DROP TABLE IF EXISTS {table}")
         for function in FUNCTIONS:
