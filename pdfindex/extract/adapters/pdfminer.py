@@ -73,9 +73,9 @@ class _LazyDocument(PDFDocument):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def _getobj_objstm(self, stream: PDFStream, index: int, objid: int) -> object:
-        table = self._tables.get(stream.objid, ())
-        if table == ():
-            table = self._tables[stream.objid] = _object_table(self, stream)
+        if stream.objid not in self._tables:
+            self._tables[stream.objid] = _object_table(self, stream)
+        table = self._tables[stream.objid]
         if table is None or not 0 <= index < len(table[2]) or table[2][index] != objid:
             return super()._getobj_objstm(stream, index, objid)
         parser, first, _numbers, offsets = table
@@ -293,7 +293,7 @@ def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[
         # Each page's object number and attributes: its resources name the fonts, and
         # only a page read from its content becomes pdfminer's page (which reads its
         # content streams' dictionaries: a fifth of the time here).
-        pages: dict[int, tuple[object, dict] | PDFPage]
+        pages: dict[int, tuple[object, dict]]
         try:
             pages = {i: (objid, attrs) for i, objid, attrs in _page_leaves(document, set(wanted))}
         except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
@@ -303,15 +303,11 @@ def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[
             for index, page in enumerate(PDFPage.create_pages(document)):
                 if index > last:
                     break
-                pages[index] = page
-        for index, page in sorted(pages.items()):
+                pages[index] = (page.pageid, page.attrs)
+        for index, (objid, attributes) in sorted(pages.items()):
             if index not in wanted:
                 continue
-            if not isinstance(page, PDFPage):
-                objid, attributes = page
-                resources = resolve1(attributes.get("Resources", {}))
-            else:
-                resources = page.resources
+            resources = resolve1(attributes.get("Resources", {}))  # as PDFPage reads them
             codes = {code for _font, code in wanted[index]}
             names = {name for name, _code in wanted[index]}
             table = {
@@ -325,9 +321,8 @@ def glyph_readings(path: Path, wanted: dict[int, set[tuple[str, int]]]) -> dict[
             if len(pairs) == len(set(pairs)):
                 found[index] = sorted(table, key=lambda r: (r[0], r[1], r[2] or ""))
             else:
-                if not isinstance(page, PDFPage):
-                    page = PDFPage(document, objid, attributes, None)
                 reader = _GlyphReader(manager, codes)
+                page = PDFPage(document, objid, attributes, None)
                 PDFPageInterpreter(manager, reader).process_page(page)
                 found[index] = reader.readings
     return found
