@@ -136,16 +136,18 @@ def cap_memory(memory_mb: int) -> None:
 
 
 def private_mb() -> int:
-    """This process's anonymous memory (Linux); 0 where /proc does not tell: what a
-    long-lived parser grows by, so it can reopen its document."""
+    """This process's anonymous memory (Linux; RssAnon, resident less file-backed and
+    shared pages); 0 where /proc does not tell: what a long-lived parser grows by, so it
+    can reopen its document. statm, not status: a tenth of the time, read every few pages."""
     try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return 0
+        with open("/proc/self/statm", "rb") as statm:
+            fields = statm.read().split()
+        return (int(fields[1]) - int(fields[2])) * _PAGE_SIZE >> 20
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def machine_memory_mb() -> int | None:

@@ -285,6 +285,33 @@ def write_glyph_names_pdf(path: PathArg, lines: Sequence[tuple[str, bytes]]) -> 
             f"<< /Type /Encoding /Differences [{differences}] >>{entry} >>".encode()
         )
     objects += maps
+    return _write_bytes(path, _pdf_bytes(objects))
+
+
+def write_differences_pdf(path: PathArg, differences: str, lines: Sequence[bytes]) -> Path:
+    """Write one page of lines in Helvetica whose Differences rename codes
+    (`65 /u1D538`), without ToUnicode: the glyph name alone says the character."""
+    content = b"BT\n14 TL\n56 780 Td\n/F1 11 Tf\n"
+    content += b"".join(b"(" + line + b") Tj T*\n" for line in lines) + b"ET"
+    return _write_bytes(
+        path,
+        _pdf_bytes(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+                b"/Resources << /Font << /F1 5 0 R >> >> >>",
+                _stream(content),
+                b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type "
+                b"/Encoding /BaseEncoding /WinAnsiEncoding /Differences [%s] >> >>"
+                % differences.encode(),
+            ]
+        ),
+    )
+
+
+def _pdf_bytes(objects: Sequence[bytes]) -> bytes:
+    """A PDF of `objects` (numbered from 1; the first the catalog) with a correct xref."""
     data = b"%PDF-1.4\n"
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -297,7 +324,7 @@ def write_glyph_names_pdf(path: PathArg, lines: Sequence[tuple[str, bytes]]) -> 
         len(objects) + 1,
         xref,
     )
-    return _write_bytes(path, data)
+    return data
 
 
 # --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from pdfindex.text.stopwords import STOP_WORDS
 from pdfindex.tools.exact import search_pdf
 from tests.brute import brute_force
 from tests.conftest import make_settings
-from tests.pdfgen import FIXED_DATE, find_unicode_font
+from tests.pdfgen import FIXED_DATE, find_unicode_font, write_differences_pdf
 
 # Runs of text and (accent, letter) pairs drawn TeX's way: the accent glyph first, over
 # the letter, without advancing.
@@ -151,6 +151,21 @@ def test_extractors_reattach_tex_accents(tmp_path: Path, engine: str) -> None:
     assert "q\u0307" in page
     assert "\r" not in page
     assert extraction.metadata["title"] == "Maaj Titel zwei"
+
+
+@pytest.mark.parametrize("engine", ["pdfium", "pdfminer"])
+def test_a_page_with_characters_beyond_the_bmp_is_read_to_its_end(
+    tmp_path: Path, engine: str
+) -> None:
+    # pypdfium2's get_text_bounded counted its buffer in characters and filled it in UTF-16
+    # units: such a page lost one character at its end for each of those (its page number).
+    path = write_differences_pdf(
+        tmp_path / "math.pdf", "65 /u1D538 66 /u1D539", [b"Let A and B be sets.", b"page 417"]
+    )
+    (page,) = get_adapter(engine).extract(path).pages
+    # Stored text is NFKC: the double-struck letters are kept as plain ones.
+    assert page.strip().splitlines() == ["Let A and B be sets.", "page 417"]
+    assert "\U0001d538" in _raw_pdfium_text(path)  # the characters are beyond the BMP
 
 
 def _raw_pdfium_text(path: Path) -> str:
