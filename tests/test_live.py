@@ -19,6 +19,7 @@ import pytest
 
 from pdfindex.api import PdfIndex
 from pdfindex.indexer.live import LiveIndex
+from pdfindex.indexer.progress import Step
 from pdfindex.tools.exact import search_pdf
 from tests import elementgen, pdfgen
 from tests.conftest import make_settings
@@ -48,6 +49,34 @@ def live(index: PdfIndex) -> Iterator[LiveIndex]:
     # stricter than conftest's _no_leaked_threads: close() itself joins what start() began
     leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
     assert not leaked, f"threads left running: {leaked}"
+
+
+def test_a_run_past_its_commit_interval_commits_as_it_goes(tmp_path: Path) -> None:
+    """A one-off run commits what it wrote once its interval has passed and goes on
+    (Tantivy with the same writer, so its merges run beside; the others with a new one):
+    a reader meanwhile finds every file written before, and the end keeps each page once."""
+    names = [f"part{n}" for n in range(6)]
+    for n, name in enumerate(names):
+        pdfgen.write_pdf(tmp_path / "files" / f"{name}.pdf", [f"chapter marker{n}x here"])
+    index = PdfIndex(make_settings(tmp_path))
+    reader = PdfIndex(make_settings(tmp_path))
+    committed: dict[int, int] = {}
+
+    def look(step: Step) -> None:
+        if step.path:  # called as the file is written, before it is committed
+            committed[step.done] = sum(
+                found(reader, name, f"marker{n}x") for n, name in enumerate(names)
+            )
+
+    try:
+        summary = index.reindex(progress=look, commit_interval=0.0)
+        assert summary.added == len(names)
+        assert committed == {done: done - 1 for done in range(1, len(names) + 1)}
+        assert all(found(reader, name, f"marker{n}x") for n, name in enumerate(names))
+        consistent(index)
+    finally:
+        reader.close()
+        index.close()
 
 
 def test_catch_up_then_follow_every_kind_of_change(

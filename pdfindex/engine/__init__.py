@@ -100,6 +100,11 @@ class EngineWriter(Protocol):
         engine that keeps the files' order (Tantivy's places) spreads the new ones now."""
         ...
 
+    def commit_so_far(self) -> bool:
+        """Commit what this writer wrote and go on writing with it; False where the
+        engine commits only as the writer closes (the caller closes it and opens another)."""
+        ...
+
     def replace_record(self, record: FileRecord) -> None:
         """New catalog data for a file whose pages stay (mtime after a touch)."""
         ...
@@ -269,6 +274,9 @@ class OneFolderWriter:
 
     def will_add(self, paths: Iterable[str]) -> None:
         """Nothing to plan, unless the engine's writer says otherwise."""
+
+    def commit_so_far(self) -> bool:
+        return False  # commits as the writer closes
 
     def claim_source(
         self, source: str, host: str, folder: str, take_over: bool = False

@@ -316,8 +316,10 @@ class Indexer:
     ) -> bool:
         """Write results until they run out or the run stops or yields (True), or until
         `interval` seconds pass (False: commit, then go on). A kept pool's run (serve)
-        also commits when no file finishes for a moment after one was written; a one-off
-        run (the CLI) keeps to `interval`, so a failed write leaves less committed."""
+        also commits when no file finishes for a moment after one was written, and closes
+        its writer to, so a writer waiting for the lock (a CLI run beside) gets its turn; a
+        one-off run (the CLI) keeps to `interval`, so a failed write leaves less
+        committed, and commits without closing its writer where the engine can."""
         quiet_commits = self.shared_pool is not None
         deadline = None if interval is None else time.monotonic() + interval
         wrote = False
@@ -328,18 +330,21 @@ class Indexer:
                 if item is IN_FLIGHT and yield_to is not None and yield_to():
                     counter.yielded = True  # the slow files go on for the next run
                     return True
-                if wrote and deadline is not None:
-                    if quiet_commits or time.monotonic() > deadline:
-                        return False  # commit what is done while slow files are read
-                continue
-            job, extraction = item  # type: ignore[misc]
-            self._write(writer, job, extraction, summary)
-            wrote = True
-            counter.step(job.file.path)
-            if counter.stopped():
-                return True
-            if deadline is not None and time.monotonic() > deadline:
-                return False
+                # While slow files are read, what is done so far is committed.
+                late = deadline is not None and (quiet_commits or time.monotonic() > deadline)
+                due = wrote and late
+            else:
+                job, extraction = item  # type: ignore[misc]
+                self._write(writer, job, extraction, summary)
+                wrote = True
+                counter.step(job.file.path)
+                if counter.stopped():
+                    return True
+                due = deadline is not None and time.monotonic() > deadline
+            if due:
+                if quiet_commits or not writer.commit_so_far():
+                    return False  # the caller commits, closing the writer
+                deadline, wrote = time.monotonic() + (interval or 0.0), False
         return True
 
     # -- planning ------------------------------------------------------------------

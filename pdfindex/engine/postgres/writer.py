@@ -50,6 +50,9 @@ class PostgresWriter:
     def will_add(self, paths: Iterable[str]) -> None:
         """Nothing to plan: pages are read in path order from the pages table's key."""
 
+    def commit_so_far(self) -> bool:
+        return False  # its postings are merged and the replica waited for as it closes
+
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         return self._connection.execute(sql, params)  # type: ignore[arg-type]
 

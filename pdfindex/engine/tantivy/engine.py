@@ -10,7 +10,7 @@ import shutil
 import sys
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -508,16 +508,14 @@ class TantivyEngine(OneFolder):
             self._planned, self._read_places, self._read_place, empty=clear, known=known
         )
         committed = -1  # the generation this session's commit made
-        wrapped = TantivyWriter(raw, places)
+        wrapped = TantivyWriter(raw, places, self._count_commit)
         try:
             if clear:
                 raw.delete_all_documents()
                 wrapped.changed = True
             yield wrapped
             if wrapped.changed:
-                wrapped.add_records()
-                raw.commit()
-                self._commits += 1
+                wrapped.commit_so_far()
                 committed = self._generation()  # under the lock: nobody else's commit
             else:
                 raw.rollback()
@@ -535,6 +533,9 @@ class TantivyEngine(OneFolder):
             leaves = places.known()
             if committed >= 0 and leaves is not None:
                 self._kept_places = (committed, leaves)
+
+    def _count_commit(self) -> None:
+        self._commits += 1
 
     def _open_writer(self, timeout: float) -> tantivy.IndexWriter:
         """The writer; another process's lock is waited for, up to `timeout` seconds."""
@@ -661,9 +662,12 @@ class TantivyCandidates:
 class TantivyWriter(OneFolderWriter):
     """Adds, replaces and removes a file's parts; `changed` tells the engine to commit."""
 
-    def __init__(self, raw: tantivy.IndexWriter, places: PlaceSession) -> None:
+    def __init__(
+        self, raw: tantivy.IndexWriter, places: PlaceSession, committed: Callable[[], None]
+    ) -> None:
         self._raw = raw
         self._places = places
+        self._committed = committed
         self.changed = False
         # Catalog records are added last, together: stored next to each other they are
         # read from a few blocks of the store, where among their pages reading the
@@ -688,6 +692,15 @@ class TantivyWriter(OneFolderWriter):
 
     def will_add(self, paths: Iterable[str]) -> None:
         self._places.plan(paths)
+
+    def commit_so_far(self) -> bool:
+        """The catalog records, then the commit; Tantivy merges the segments it made in
+        its own threads while this writer goes on. Closing the writer waits for those
+        merges: 2.5 s with nothing written, mid-way through a build of 48,000 pages."""
+        self.add_records()
+        self._raw.commit()
+        self._committed()
+        return True
 
     def add_file(self, record: FileRecord, pages: list[str], index_text: list[str]) -> None:
         self._add(record, pages, index_text, self._places.rank(record.path))
