@@ -10,16 +10,17 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pdfindex.config import index_settings
 from pdfindex.engine import Engine, open_engine
-from pdfindex.engine.tantivy.schema import JOIN, SHORT, content_words, indexed_pair
+from pdfindex.engine.tantivy.schema import JOIN, SHORT, chunked, content_words, indexed_pair
 from pdfindex.engine.tantivy.schema import WORDS as CONTENT_WORDS
 from pdfindex.models import FileRecord
 from pdfindex.query import Phrase
 from pdfindex.text.index import index_text
+from pdfindex.text.substrings import GRAM
 from pdfindex.text.words import words
 
 # Short words (paired with anything), long ones (paired only with a short one), CJK.
@@ -76,6 +77,17 @@ def test_pairs_are_cut_from_the_words_the_content_field_holds() -> None:
             differ.append(hex(code))
     assert differ == []
     assert content_words("the ́name of 日本") == ["the", "́name", "of", "日", "本"]
+
+
+@given(text=st.text(st.characters(exclude_categories=["Cs"]), max_size=40))
+@example(text="caf\u00e9 \U0001d538bc")
+@example(text="ab")
+def test_chunks_are_the_plain_forms_consecutive_grams(text: str) -> None:
+    """chunked (numpy over code units) is the definition: consecutive GRAM-character
+    chunks, left to right, spaces as JOIN, a short end left out, space-separated."""
+    plain = text.replace(" ", JOIN)
+    expected = [plain[i : i + GRAM] for i in range(0, len(plain) - GRAM + 1, GRAM)]
+    assert chunked(text) == " ".join(expected)
 
 
 @settings(

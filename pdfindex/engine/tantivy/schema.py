@@ -96,7 +96,6 @@ def stem(word: str) -> str:
 # 8.5 / 4.9, heads 1.9 / 0.6, chunks 8.5 / 3.0 (+2.0 to cut them in Python).
 JOIN = "\x1f"
 _ASCII_WORD = re.compile(r"\w+")
-_CHUNK = re.compile(f"(?s).{{{GRAM}}}")  # leftmost first: 0, GRAM, 2·GRAM…, a short end left
 # Characters outside ASCII on which Python's \w and Rust's agree (letters but Chinese and
 # Japanese, most punctuation), found once each: a page of only these is cut by Python.
 _AGREED: dict[str, bool] = {}
@@ -153,8 +152,21 @@ def indexed_pair(first: str, second: str) -> str | None:
 
 def chunked(plain: str) -> str:
     """What the chunk field holds of a plain form: its consecutive GRAM-character chunks
-    (chunk_term), space-separated."""
-    return " ".join(_CHUNK.findall(plain.replace(" ", JOIN)))
+    (chunk_term), space-separated, a short end left out. Written by numpy as rows of
+    GRAM code units and a space: a regex's findall and join took 4 times as long (2.0 ->
+    0.5 s at 48k pages)."""
+    import numpy as np  # here: a process that only searches does not load it
+
+    text = plain.replace(" ", JOIN)
+    rows = len(text) // GRAM
+    if not rows:
+        return ""
+    ascii_only = text.isascii()
+    encoding, unit = ("ascii", np.uint8) if ascii_only else ("utf-32-le", np.uint32)
+    units = np.frombuffer(text.encode(encoding), dtype=unit, count=rows * GRAM)
+    spaced = np.full((rows, GRAM + 1), ord(" "), dtype=unit)
+    spaced[:, :GRAM] = units.reshape(rows, GRAM)
+    return spaced.tobytes()[: -spaced.itemsize].decode(encoding)
 
 
 def chunk_term(chunk: str) -> str:
