@@ -107,6 +107,45 @@ def record(path: str, pages: int) -> FileRecord:
     return FileRecord(path, slug, "t", pages, 1, 0.0, "0", "ok", None, 0.0, "x")
 
 
+write_op = st.tuples(st.sampled_from(["write", "remove", "commit"]), st.sampled_from(NAMES[:4]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(sessions=st.lists(st.lists(write_op, max_size=10), min_size=1, max_size=3))
+def test_what_a_writer_writes_again_or_removes_ends_as_its_last_version_once(
+    sessions: list[list[tuple[str, str]]],
+) -> None:
+    """A writer that began on an empty index deletes nothing for a path it has not
+    written yet; a path it writes again, removes, or writes across its own commits
+    (commit_so_far) still ends as its last version, each page once, in any session."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        engine = open_engine(index_settings(Path(folder), "tantivy"))
+        library: dict[str, list[str]] = {}
+        version = 0
+        for operations in sessions:
+            with engine.writer(timeout=5) as writer:
+                for op, path in operations:
+                    version += 1
+                    if op == "write":
+                        pages = [f"v{version} page {n}" for n in range(1, version % 3 + 2)]
+                        writer.replace_file(record(path, len(pages)), pages, pages)
+                        library[path] = pages
+                    elif op == "remove":
+                        writer.remove_file(path)
+                        library.pop(path, None)
+                    else:
+                        assert writer.commit_so_far()
+            assert set(engine.catalog()) == set(library)
+            held = [(ref.path, ref.page) for ref in engine.candidates().refs]
+            assert sorted(held) == sorted(
+                (path, n) for path, pages in library.items() for n in range(1, len(pages) + 1)
+            )
+            for path, pages in library.items():
+                assert engine.page_texts(record(path, 0).slug) == pages
+
+
 def words(rng: random.Random) -> str:
     pool = ["note that", "the page", "margins", "bounding box", "note", "that"]
     return " ".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
