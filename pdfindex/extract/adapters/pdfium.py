@@ -76,6 +76,44 @@ class PdfiumAdapter:
         return extraction
 
 
+def _fast(function, result, *arguments):  # noqa: ANN001, ANN202
+    """A PDFium function called with plain addresses: pypdfium2's typed pointers cost a
+    Python object per call, a third of a loop over every object of a page."""
+    address = ctypes.cast(function, ctypes.c_void_p).value
+    return ctypes.CFUNCTYPE(result, *arguments)(address)
+
+
+_count_objects = _fast(pdfium_c.FPDFPage_CountObjects, ctypes.c_int, ctypes.c_void_p)
+_get_object = _fast(pdfium_c.FPDFPage_GetObject, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+_object_type = _fast(pdfium_c.FPDFPageObj_GetType, ctypes.c_int, ctypes.c_void_p)
+_FLOAT_P = ctypes.POINTER(ctypes.c_float)
+_count_chars = _fast(pdfium_c.FPDFText_CountChars, ctypes.c_int, ctypes.c_void_p)
+_text = _fast(
+    pdfium_c.FPDFText_GetText,
+    ctypes.c_int,
+    ctypes.c_void_p,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.POINTER(ctypes.c_ushort),
+)
+_unicode = _fast(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint, ctypes.c_void_p, ctypes.c_int)
+_is_generated = _fast(pdfium_c.FPDFText_IsGenerated, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+_text_object = _fast(
+    pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int
+)
+_font_of = _fast(pdfium_c.FPDFTextObj_GetFont, ctypes.c_void_p, ctypes.c_void_p)
+_base_font_name = _fast(
+    pdfium_c.FPDFFont_GetBaseFontName,
+    ctypes.c_size_t,
+    ctypes.c_void_p,
+    ctypes.c_char_p,
+    ctypes.c_size_t,
+)
+_object_bounds = _fast(
+    pdfium_c.FPDFPageObj_GetBounds, ctypes.c_int, ctypes.c_void_p, *[_FLOAT_P] * 4
+)
+
+
 def _read_page(pdf: pdfium.PdfDocument, index: int) -> tuple[str, list[Glyph] | None, bool]:
     """A page's text, its unnamed characters (None: it has none) and whether it shows a
     large image, through PDFium's own handles: pypdfium2's page objects cost 5% more."""
@@ -116,38 +154,39 @@ def page_text(page: pdfium_c.FPDF_PAGE, textpage: pdfium_c.FPDF_TEXTPAGE) -> str
     return ctypes.string_at(buffer, max(written, 0) * 2).decode("utf-16-le", "ignore")
 
 
-def _suspect_glyphs(raw: pdfium_c.FPDF_TEXTPAGE) -> list[Glyph]:
+def _suspect_glyphs(textpage: pdfium_c.FPDF_TEXTPAGE) -> list[Glyph]:
     """The page's characters PDFium gave as a bare code (pdfindex.extract.glyphs), with
     their font's name, in page order."""
+    raw = ctypes.cast(textpage, ctypes.c_void_p).value
     name = ctypes.create_string_buffer(256)
     glyphs: list[Glyph] = []
     fonts: dict[int, str] = {}  # font handle -> its name
     for index in _suspect_indexes(raw):
-        if pdfium_c.FPDFText_IsGenerated(raw, index) == 1:
+        if _is_generated(raw, index) == 1:
             continue
-        font = pdfium_c.FPDFTextObj_GetFont(pdfium_c.FPDFText_GetTextObject(raw, index))
-        key = ctypes.cast(font, ctypes.c_void_p).value or 0
-        if key not in fonts:
-            size = pdfium_c.FPDFFont_GetBaseFontName(font, name, len(name)) if font else 0
+        font = _font_of(_text_object(raw, index)) or 0
+        if font not in fonts:
+            size = _base_font_name(font, name, len(name)) if font else 0
             text = name.value.decode("latin-1") if 0 < size <= len(name) else ""
-            fonts[key] = _SUBSET_TAG.sub("", text)
-        glyphs.append((fonts[key], pdfium_c.FPDFText_GetUnicode(raw, index)))
+            fonts[font] = _SUBSET_TAG.sub("", text)
+        glyphs.append((fonts[font], _unicode(raw, index)))
     return glyphs
 
 
-def _suspect_indexes(raw: pdfium_c.FPDF_TEXTPAGE) -> list[int]:
+def _suspect_indexes(raw: int) -> list[int]:
     """The indexes of the page's suspect characters: found in its whole text at once
     (one call, where a call per character cost 1 ms a page), when that text holds one
-    character per index; else asked character by character."""
-    count = pdfium_c.FPDFText_CountChars(raw)
+    character per index (PDFium leaves out those beyond the BMP); else asked character
+    by character."""
+    count = _count_chars(raw)
     buffer = (ctypes.c_ushort * (count + 1))()
-    written = pdfium_c.FPDFText_GetText(raw, 0, count, buffer)  # UTF-16, NUL included
+    written = _text(raw, 0, count, buffer)  # UTF-16, NUL included
     text = ctypes.string_at(buffer, max(written - 1, 0) * 2).decode("utf-16-le", "replace")
     if len(text) == count:
         found = [match.start() for match in SUSPECT.finditer(text)]
-        if all(pdfium_c.FPDFText_GetUnicode(raw, index) == ord(text[index]) for index in found):
+        if all(_unicode(raw, index) == ord(text[index]) for index in found):
             return found
-    return [i for i in range(count) if is_suspect(pdfium_c.FPDFText_GetUnicode(raw, i))]
+    return [i for i in range(count) if is_suspect(_unicode(raw, i))]
 
 
 _SUBSET_TAG = re.compile(r"^[A-Z]{6}\+")
@@ -185,22 +224,6 @@ def _open(path: Path) -> pdfium.PdfDocument:
         if "password" in str(exc).lower():
             raise EncryptedDocument("a password is required to open this PDF") from exc
         raise
-
-
-def _fast(function, result, *arguments):  # noqa: ANN001, ANN202
-    """A PDFium function called with plain addresses: pypdfium2's typed pointers cost a
-    Python object per call, a third of a loop over every object of a page."""
-    address = ctypes.cast(function, ctypes.c_void_p).value
-    return ctypes.CFUNCTYPE(result, *arguments)(address)
-
-
-_count_objects = _fast(pdfium_c.FPDFPage_CountObjects, ctypes.c_int, ctypes.c_void_p)
-_get_object = _fast(pdfium_c.FPDFPage_GetObject, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
-_object_type = _fast(pdfium_c.FPDFPageObj_GetType, ctypes.c_int, ctypes.c_void_p)
-_FLOAT_P = ctypes.POINTER(ctypes.c_float)
-_object_bounds = _fast(
-    pdfium_c.FPDFPageObj_GetBounds, ctypes.c_int, ctypes.c_void_p, *[_FLOAT_P] * 4
-)
 
 
 def has_large_image(page: pdfium_c.FPDF_PAGE) -> bool:
