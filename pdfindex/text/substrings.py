@@ -43,9 +43,14 @@ def plain_form(text: str) -> str:
     hyphen_break, cjk_break, _ = _patterns()
     folded = text.lower() if text.isascii() else text.casefold()
     joined = hyphen_break.sub("", folded)
-    if not joined.isascii():
+    if not joined.isascii() and _any_cjk().search(joined):  # a lookbehind tried everywhere
         joined = cjk_break.sub("", joined)
     return _one_space(joined)
+
+
+@cache
+def _any_cjk() -> re.Pattern[str]:
+    return re.compile(f"[{CJK_CLASS}]")
 
 
 def _one_space(text: str) -> str:

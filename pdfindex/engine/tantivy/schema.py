@@ -96,6 +96,7 @@ def stem(word: str) -> str:
 # 8.5 / 4.9, heads 1.9 / 0.6, chunks 8.5 / 3.0 (+2.0 to cut them in Python).
 JOIN = "\x1f"
 _ASCII_WORD = re.compile(r"\w+")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 # Characters outside ASCII on which Python's \w and Rust's agree (letters but Chinese and
 # Japanese, most punctuation), found once each: a page of only these is cut by Python.
 _AGREED: dict[str, bool] = {}
@@ -108,8 +109,8 @@ def content_words(text: str) -> list[str]:
     (combining marks, which Rust counts as word characters) or a Chinese or Japanese one
     (a word of its own) is cut by Tantivy's own analyzer."""
     if not text.isascii():
-        for char in set(text):
-            if char > "\x7f" and not _agreed(char):
+        for char in set(_NOT_ASCII.findall(text)):  # half the time of set(text)
+            if not _agreed(char):
                 return WORDS.analyze(text)
     return _ASCII_WORD.findall(text)
 
