@@ -316,10 +316,11 @@ class Indexer:
     ) -> bool:
         """Write results until they run out or the run stops or yields (True), or until
         `interval` seconds pass (False: commit, then go on). A kept pool's run (serve)
-        also commits when no file finishes for a moment after one was written, and closes
-        its writer to, so a writer waiting for the lock (a CLI run beside) gets its turn; a
-        one-off run (the CLI) keeps to `interval`, so a failed write leaves less
-        committed, and commits without closing its writer where the engine can."""
+        also commits when no file finishes for a moment after one was written, closing
+        its writer each time so that a writer waiting for the lock (a CLI run beside it)
+        gets its turn; a one-off run (the CLI) keeps to `interval`, so a failed write
+        leaves less committed, and commits without closing its writer where the engine
+        can (Tantivy: its merges then run while the run goes on)."""
         quiet_commits = self.shared_pool is not None
         deadline = None if interval is None else time.monotonic() + interval
         wrote = False
