@@ -238,6 +238,6 @@ def test_fold_maps_every_folded_character_to_its_origin(text: str) -> None:
 def test_the_plain_form_has_each_whitespace_run_as_one_space(text: str) -> None:
     """plain_form joins split words instead of `re.sub(r"\\s+", " ")` (faster): the same
     form, ends included, for every kind of whitespace."""
-    hyphen_break, cjk_break, _ = substrings._patterns()
+    hyphen_break, cjk_break, *_ = substrings._patterns()
     joined = cjk_break.sub("", hyphen_break.sub("", text.casefold()))
     assert plain_form(text) == re.sub(r"\s+", " ", joined)

@@ -25,32 +25,27 @@ _SPACE = re.compile(r"\s+")
 
 
 @cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """The hyphen break, the CJK break and where a query is cut (hyphens, and whitespace,
-    with any hyphens, next to a hyphen or CJK): compiled on first use, as the CJK ranges
-    cost every process that only searches ~5 ms."""
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The hyphen break, the CJK break, where a query is cut (hyphens, and whitespace,
+    with any hyphens, next to a hyphen or CJK) and any CJK character: compiled on first
+    use, as the CJK ranges cost every process that only searches ~5 ms."""
     hyphen_break = re.compile(f"[{HYPHENS}]{LINE_BREAK}")
     cjk_break = re.compile(f"(?<=[{CJK_CLASS}])[{HYPHENS}]?{LINE_BREAK}(?=[{CJK_CLASS}])")
     cut = re.compile(
         rf"[{HYPHENS}\s]*[{HYPHENS}][{HYPHENS}\s]*"
         rf"|(?<=[{CJK_CLASS}])\s+|\s+(?=[{CJK_CLASS}])"
     )
-    return hyphen_break, cjk_break, cut
+    return hyphen_break, cjk_break, cut, re.compile(f"[{CJK_CLASS}]")
 
 
 def plain_form(text: str) -> str:
     """A page's text as its n-grams are taken: see the module docstring."""
-    hyphen_break, cjk_break, _ = _patterns()
+    hyphen_break, cjk_break, _, any_cjk = _patterns()
     folded = text.lower() if text.isascii() else text.casefold()
     joined = hyphen_break.sub("", folded)
-    if not joined.isascii() and _any_cjk().search(joined):  # a lookbehind tried everywhere
+    if not joined.isascii() and any_cjk.search(joined):  # a lookbehind tried everywhere
         joined = cjk_break.sub("", joined)
     return _one_space(joined)
-
-
-@cache
-def _any_cjk() -> re.Pattern[str]:
-    return re.compile(f"[{CJK_CLASS}]")
 
 
 def _one_space(text: str) -> str:

@@ -83,35 +83,20 @@ def _fast(function, result, *arguments):  # noqa: ANN001, ANN202
     return ctypes.CFUNCTYPE(result, *arguments)(address)
 
 
-_count_objects = _fast(pdfium_c.FPDFPage_CountObjects, ctypes.c_int, ctypes.c_void_p)
-_get_object = _fast(pdfium_c.FPDFPage_GetObject, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
-_object_type = _fast(pdfium_c.FPDFPageObj_GetType, ctypes.c_int, ctypes.c_void_p)
-_FLOAT_P = ctypes.POINTER(ctypes.c_float)
-_count_chars = _fast(pdfium_c.FPDFText_CountChars, ctypes.c_int, ctypes.c_void_p)
-_text = _fast(
-    pdfium_c.FPDFText_GetText,
-    ctypes.c_int,
-    ctypes.c_void_p,
-    ctypes.c_int,
-    ctypes.c_int,
-    ctypes.POINTER(ctypes.c_ushort),
-)
-_unicode = _fast(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint, ctypes.c_void_p, ctypes.c_int)
-_is_generated = _fast(pdfium_c.FPDFText_IsGenerated, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
-_text_object = _fast(
-    pdfium_c.FPDFText_GetTextObject, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int
-)
-_font_of = _fast(pdfium_c.FPDFTextObj_GetFont, ctypes.c_void_p, ctypes.c_void_p)
-_base_font_name = _fast(
-    pdfium_c.FPDFFont_GetBaseFontName,
-    ctypes.c_size_t,
-    ctypes.c_void_p,
-    ctypes.c_char_p,
-    ctypes.c_size_t,
-)
-_object_bounds = _fast(
-    pdfium_c.FPDFPageObj_GetBounds, ctypes.c_int, ctypes.c_void_p, *[_FLOAT_P] * 4
-)
+# Argument and result types of the prototypes below: handles and pointers as addresses.
+_INT, _UINT, _SIZE, _ADDRESS = ctypes.c_int, ctypes.c_uint, ctypes.c_size_t, ctypes.c_void_p
+_FLOAT_P, _UTF16_P = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_ushort)
+_count_objects = _fast(pdfium_c.FPDFPage_CountObjects, _INT, _ADDRESS)
+_get_object = _fast(pdfium_c.FPDFPage_GetObject, _ADDRESS, _ADDRESS, _INT)
+_object_type = _fast(pdfium_c.FPDFPageObj_GetType, _INT, _ADDRESS)
+_object_bounds = _fast(pdfium_c.FPDFPageObj_GetBounds, _INT, _ADDRESS, *[_FLOAT_P] * 4)
+_count_chars = _fast(pdfium_c.FPDFText_CountChars, _INT, _ADDRESS)
+_get_text = _fast(pdfium_c.FPDFText_GetText, _INT, _ADDRESS, _INT, _INT, _UTF16_P)
+_unicode = _fast(pdfium_c.FPDFText_GetUnicode, _UINT, _ADDRESS, _INT)
+_is_generated = _fast(pdfium_c.FPDFText_IsGenerated, _INT, _ADDRESS, _INT)
+_text_object = _fast(pdfium_c.FPDFText_GetTextObject, _ADDRESS, _ADDRESS, _INT)
+_font_of = _fast(pdfium_c.FPDFTextObj_GetFont, _ADDRESS, _ADDRESS)
+_base_font_name = _fast(pdfium_c.FPDFFont_GetBaseFontName, _SIZE, _ADDRESS, ctypes.c_char_p, _SIZE)
 
 
 def _read_page(pdf: pdfium.PdfDocument, index: int) -> tuple[str, list[Glyph] | None, bool]:
@@ -180,7 +165,7 @@ def _suspect_indexes(raw: int) -> list[int]:
     by character."""
     count = _count_chars(raw)
     buffer = (ctypes.c_ushort * (count + 1))()
-    written = _text(raw, 0, count, buffer)  # UTF-16, NUL included
+    written = _get_text(raw, 0, count, buffer)  # UTF-16, NUL included
     text = ctypes.string_at(buffer, max(written - 1, 0) * 2).decode("utf-16-le", "replace")
     if len(text) == count:
         found = [match.start() for match in SUSPECT.finditer(text)]
