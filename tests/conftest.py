@@ -70,6 +70,7 @@ ONE_PASS = {
     "test_tantivy_queries.py",  # Tantivy's compiled queries, opened by name
     "test_typo_words.py",  # the vocabulary, and Tantivy's typos, opened by name
     "test_places.py",  # Tantivy's places, opened by name
+    "test_a_refill_from_the_cache_commits_every_so_many_pages",  # Tantivy's segments
     "test_budget_fit.py",  # answer sizes, before any engine
     "test_textmatch.py",
     "test_text.py",

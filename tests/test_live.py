@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pdfindex.api import PdfIndex
+from pdfindex.indexer import update
 from pdfindex.indexer.live import LiveIndex
 from pdfindex.indexer.progress import Step
 from pdfindex.tools.exact import search_pdf
@@ -76,6 +77,35 @@ def test_a_run_past_its_commit_interval_commits_as_it_goes(tmp_path: Path) -> No
         consistent(index)
     finally:
         reader.close()
+        index.close()
+
+
+def test_a_refill_from_the_cache_commits_every_so_many_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages from the extraction cache come faster than Tantivy indexes them: a run that
+    may commit as it goes commits every COMMIT_PAGES pages (each commit a segment of its
+    own here), a full rebuild still once; every page is found either way."""
+    names = [f"part{n}" for n in range(4)]
+    for n, name in enumerate(names):
+        pdfgen.write_pdf(tmp_path / "files" / f"{name}.pdf", [f"chapter marker{n}x here"])
+    settings = make_settings(tmp_path, engine="tantivy", elements=False)  # no other commit
+    first = PdfIndex(settings)
+    assert first.reindex().parsed == len(names)  # fills the extraction cache
+    first.close()
+    shutil.rmtree(settings.index_dir / "tantivy")  # the cache stays: a refill
+    monkeypatch.setattr(update, "COMMIT_PAGES", 1)
+    index = PdfIndex(settings)
+    try:
+        assert index.reindex().from_cache == len(names)
+        assert index.engine.segment_count() == len(names)
+        assert all(found(index, name, f"marker{n}x") for n, name in enumerate(names))
+        summary = index.reindex(full=True)
+        assert summary.from_cache == len(names)
+        assert index.engine.segment_count() == 1
+        assert all(found(index, name, f"marker{n}x") for n, name in enumerate(names))
+        consistent(index)
+    finally:
         index.close()
 
 
