@@ -12,6 +12,7 @@ import pytest
 
 from pdfindex.api import PdfIndex
 from pdfindex.errors import IndexLocked
+from pdfindex.indexer.progress import TEXT, Step
 from pdfindex.tools.exact import search_pdf
 from tests import pdfgen
 from tests.conftest import make_settings
@@ -130,6 +131,42 @@ def test_full_rebuild_reparses_nothing_cached(small: tuple[PdfIndex, Path]) -> N
     summary = index.reindex(full=True)
     assert (summary.added, summary.parsed, summary.from_cache, summary.pages) == (3, 0, 3, 4)
     assert search_pdf(index, "one", "banana")["query_exists"]
+    consistent(index)
+
+
+def test_a_rebuild_from_the_cache_shows_progress_and_stops_when_asked(
+    small: tuple[PdfIndex, Path],
+) -> None:
+    """Cache hits are steps of the text pass (a large library's refill takes minutes);
+    a run stopped among them keeps what it wrote and the next run writes the rest."""
+    index, files = small
+    pdfgen.write_pdf(files / "four.pdf", ["fig jam"])  # the one file to parse
+    steps: list[Step] = []
+    summary = index.reindex(full=True, progress=steps.append)
+    assert (summary.from_cache, summary.parsed) == (3, 1)
+    text = [(s.done, s.total) for s in steps if s.stage == TEXT]
+    assert text == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [s.path for s in steps[1:4]] == ["one.pdf", "three.pdf", "two.pdf"]  # cached
+
+    shutil.rmtree(files)
+    files.mkdir()
+    (files / "later").mkdir()
+    for n in range(4):  # same bytes, new names: each a cache hit
+        pdfgen.write_pdf(files / "later" / f"n{n}.pdf", [f"numbered {n} page"])
+    index.reindex()
+    for n in range(4):
+        (files / "later" / f"n{n}.pdf").rename(files / f"copy{n}.pdf")
+    stop_after = 2
+    seen: list[Step] = []
+    stopped = index.reindex(
+        progress=seen.append, should_stop=lambda: len([s for s in seen if s.path]) >= stop_after
+    )
+    assert not stopped.finished
+    assert stopped.from_cache == stop_after
+    assert [found(index, f"copy{n}", f"numbered {n}") for n in range(4)] == [True, True, False, False]
+    rest = index.reindex()
+    assert rest.finished and rest.from_cache == 2 and rest.parsed == 0
+    assert all(found(index, f"copy{n}", f"numbered {n}") for n in range(4))
     consistent(index)
 
 

@@ -192,11 +192,11 @@ class Indexer:
                 if looked is not None:  # every other slug of the library stays taken
                     freed = {r.slug for p, r in previous.items() if p not in disk}
                     taken = TakenSlugs(self.engine, set(slugs.values()), freed)
-                jobs = self._apply_cheap_changes(
-                    writer, disk, catalog, slugs, summary, taken, paced=interval is not None
+                paced = interval is not None
+                jobs, counter = self._apply_cheap_changes(
+                    writer, disk, catalog, slugs, summary, taken, paced, progress, should_stop
                 )
                 writer.will_add(job.file.path for job in jobs)  # before any is written
-                counter = PassProgress(TEXT, len(jobs), progress, should_stop)
                 results = self._extract(jobs, summary)
                 finished = self._drain(writer, results, summary, counter, interval, yield_to)
                 changed = writer.changed
@@ -375,10 +375,15 @@ class Indexer:
         catalog: dict[str, FileRecord],
         slugs: dict[str, str],
         summary: Summary,
-        taken: set[str] | TakenSlugs | None = None,
-        paced: bool = False,
-    ) -> list[_Job]:
-        """Handle removals, touches, moves and cache hits; return files that need parsing.
+        taken: set[str] | TakenSlugs | None,
+        paced: bool,
+        progress: Progress | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> tuple[list[_Job], PassProgress]:
+        """Handle removals, touches, moves and cache hits; return the files that need
+        parsing, and the text pass's progress over every changed file: a cache hit is a
+        step of it (a refill of 48k pages from the cache takes ~25 s), and a stop leaves
+        the rest for the next run (no file to parse is returned then).
 
         `slugs` are the slugs files already have: kept even by a full rebuild; `taken`,
         the slugs a new file may not have (default: those of `slugs`). `paced`: the run
@@ -416,7 +421,10 @@ class Indexer:
             self._list_unsupported(writer, file, record, reason, slugs, taken, summary)
         jobs: list[_Job] = []
         committed = summary.pages
+        counter = PassProgress(TEXT, len(changed), progress, should_stop)
         for file, record, sha in changed:
+            if counter.stopped():
+                return [], counter
             slug = slugs.get(file.path) or assign_slug(file.path, taken)
             taken.add(slug)
             kind = "updated" if record else "added"
@@ -437,12 +445,13 @@ class Indexer:
                 self._write(writer, job, extraction, summary)
                 if paced:
                     committed = commit_past_pages(writer, summary.pages, committed)
+                counter.step(file.path)
             else:
                 jobs.append(job)
         for path in gone:
             writer.remove_file(path)
             summary.removed += 1
-        return jobs
+        return jobs, counter
 
     def _sha(self, file: DiskFile) -> str:
         return file_sha256(file.opened_path(), file.identity, self.base_of(file.path))
