@@ -56,7 +56,7 @@ IN_FLIGHT = object()  # no file finished for a tick, and every file left is bein
 # A run that may commit as it goes commits at least every COMMIT_PAGES pages. Tantivy
 # queues up to 10,000 documents for its indexing thread, ~20 KB of fields a page: fed
 # faster than it indexes (a refill from the extraction cache), that queue held ~170 MB
-# of a 440 MB indexer at 48k pages. A commit waits for it to drain (268 MB; the same CPU).
+# of a 430 MB indexer at 48k pages. A commit waits for it to drain (255 MB; the same CPU).
 COMMIT_PAGES = 2_000
 
 
