@@ -135,6 +135,9 @@ def cap_memory(memory_mb: int) -> None:
         logging.getLogger(__name__).warning("cannot cap the memory of worker processes here")
 
 
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
 def private_mb() -> int:
     """This process's anonymous memory (Linux; RssAnon, resident less file-backed and
     shared pages); 0 where /proc does not tell: what a long-lived parser grows by, so it
@@ -145,9 +148,6 @@ def private_mb() -> int:
         return (int(fields[1]) - int(fields[2])) * _PAGE_SIZE >> 20
     except (OSError, IndexError, ValueError):
         return 0
-
-
-_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def machine_memory_mb() -> int | None:
